@@ -1,0 +1,532 @@
+"""Find rules/**/*.yaml, validate every field (naming file, line and field), compile once, index.
+
+A rule file is parsed with PyYAML's safe composer so every key keeps its line; anchors and aliases are
+refused (no alias bombs), and so is a file over MAX_RULE_BYTES. All problems of all files are collected
+before `load_catalog` raises RuleError.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regex
+import yaml
+
+from . import vocab
+from .errors import RuleError
+from .model import Clause, Fix, Rule
+from .versions import compile_range
+
+MAX_RULE_BYTES = 256 * 1024
+ENGINE_DIRS = {"vllm": ("vllm",), "sglang": ("sglang",), "common": ("vllm", "sglang")}
+STATUSES = ("confirmed", "likely", "unconfirmed")
+TOP_FIELDS = (
+    "title", "status", "references", "aliases", "families", "match", "supports", "when", "cause",
+    "symptoms", "fixes", "fixed_in", "tests", "notes",
+)
+REQUIRED = ("title", "status", "references", "cause", "fixes", "tests")
+CLAUSES = ("frames", "exception", "message", "log")
+WHEN_FIELDS = ("engine_version", "quantization", "gpu", "compute_capability", "platform", "flags", "not_flags", "env")
+FIX_FIELDS = ("title", "command", "cost")
+FIXED_IN_FIELDS = ("version", "pr")
+TEST_FIELDS = ("match", "no_match")
+REFERENCE = regex.compile(r"^(?:vllm|sglang)#\d+$|^[\w.-]+/[\w.-]+#\d+$")
+ID = regex.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+# Messages every crash of a class shares: a message pattern that matches one of them is generic.
+GENERIC_MESSAGES = (
+    "CUDA error: an illegal memory access was encountered",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
+    "CUDA error: device-side assert triggered",
+    "CUDA error: unspecified launch failure",
+    "CUDA error: misaligned address",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
+    "NCCL error: unhandled system error",
+    "NCCL error: unhandled cuda error",
+    "Engine core initialization failed. See root cause above.",
+    "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+    "Segmentation fault (core dumped)",
+    "Fatal Python error: Aborted",
+    "AssertionError",
+    "KeyError",
+    "RuntimeError",
+    "ValueError",
+    "Killed",
+)
+BUNDLED_ENV = "QWEN3DOCTOR_RULES"
+PATTERN_TIMEOUT = 0.25  # seconds one rule pattern may spend on one piece of text
+
+
+def bundled_rules_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    packaged = here / "_bundled" / "rules"
+    return packaged if packaged.is_dir() else here.parent / "rules"
+
+
+@dataclass
+class Catalog:
+    rules: dict[str, Rule] = field(default_factory=dict)
+    by_alias: dict[str, str] = field(default_factory=dict)
+    by_reference: dict[str, list[str]] = field(default_factory=dict)
+    log_patterns: Any = None  # one compiled alternation of every `log` pattern, for the line prefilter
+    warnings: list[str] = field(default_factory=list)
+
+    def lookup(self, key: str) -> Rule | None:
+        if key in self.rules:
+            return self.rules[key]
+        if key in self.by_alias:
+            return self.rules[self.by_alias[key]]
+        return None
+
+
+# -- YAML with lines --------------------------------------------------------------------------------
+
+class _Node:
+    """A loaded YAML value with the line (1-based) of each mapping key and list item."""
+
+    __slots__ = ("value", "line", "lines")
+
+    def __init__(self, value: Any, line: int, lines: dict | None = None):
+        self.value, self.line, self.lines = value, line, lines or {}
+
+
+def _plain(node: yaml.Node, problems: list[str], where: str) -> Any:
+    """Convert a composed node to plain values plus a parallel tree of lines."""
+    if isinstance(node, yaml.MappingNode):
+        out, lines = {}, {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            out[key] = _plain(value_node, problems, where)
+            lines[key] = key_node.start_mark.line + 1
+        return _Node(out, node.start_mark.line + 1, lines)
+    if isinstance(node, yaml.SequenceNode):
+        items = [_plain(item, problems, where) for item in node.value]
+        return _Node(items, node.start_mark.line + 1, {i: item.start_mark.line + 1 for i, item in enumerate(node.value)})
+    constructor = yaml.SafeLoader(" ")
+    try:
+        value = constructor.construct_object(node)
+    except yaml.YAMLError:
+        value = node.value
+    finally:
+        constructor.dispose()
+    return _Node(value, node.start_mark.line + 1)
+
+
+def _unwrap(node: Any) -> Any:
+    if isinstance(node, _Node):
+        if isinstance(node.value, dict):
+            return {k: _unwrap(v) for k, v in node.value.items()}
+        if isinstance(node.value, list):
+            return [_unwrap(v) for v in node.value]
+        return node.value
+    return node
+
+
+def read_rule_file(path: Path, display: str) -> tuple[_Node | None, list[str]]:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return None, [f"{display}: cannot read ({exc.strerror})"]
+    if size > MAX_RULE_BYTES:
+        return None, [f"{display}: rule file is {size} bytes, over the {MAX_RULE_BYTES} byte limit"]
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [f"{display}: not UTF-8 text (byte {exc.start})"]
+    except OSError as exc:
+        return None, [f"{display}: cannot read ({exc.strerror})"]
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                line = event.start_mark.line + 1
+                return None, [f"{display}:{line}: anchors and aliases are not allowed in rule files"]
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        return None, [f"{display}:{line}: invalid YAML: {exc.problem or exc.context}"]
+    except yaml.YAMLError as exc:
+        return None, [f"{display}: invalid YAML: {exc}"]
+    if node is None:
+        return None, [f"{display}:1: empty rule file"]
+    problems: list[str] = []
+    tree = _plain(node, problems, display)
+    if not isinstance(tree.value, dict):
+        return None, [f"{display}:{tree.line}: a rule file must be a mapping of fields"]
+    return tree, problems
+
+
+# -- validation and compilation ---------------------------------------------------------------------
+
+class _Checker:
+    def __init__(self, display: str):
+        self.display = display
+        self.problems: list[str] = []
+
+    def err(self, line: int, field_path: str, message: str) -> None:
+        self.problems.append(f"{self.display}:{line}: {field_path}: {message}")
+
+    def unknown_fields(self, node: _Node, allowed: tuple[str, ...], prefix: str) -> None:
+        for key, line in node.lines.items():
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(allowed)})"
+                self.err(line, f"{prefix}{key}", f'unknown field "{key}"{hint}')
+
+    def string(self, node: _Node | None, path: str, line: int) -> str | None:
+        if node is None:
+            return None
+        if not isinstance(node.value, str) or not node.value.strip():
+            self.err(node.line or line, path, "must be a non-empty string")
+            return None
+        return node.value
+
+    def strings(self, node: _Node | None, path: str, line: int) -> list[tuple[str, int]]:
+        """A string or a list of strings -> [(value, line)]."""
+        if node is None:
+            return []
+        if isinstance(node.value, str):
+            return [(node.value, node.line)]
+        if not isinstance(node.value, list):
+            self.err(node.line, path, "must be a string or a list of strings")
+            return []
+        out = []
+        for i, item in enumerate(node.value):
+            if not isinstance(item.value, str) or not item.value:
+                self.err(item.line, f"{path}[{i}]", "must be a non-empty string")
+            else:
+                out.append((item.value, item.line))
+        return out
+
+    def pattern(self, source: str, path: str, line: int, *, full: bool = False) -> Any:
+        try:
+            return regex.compile(source if not full else f"(?:{source})")
+        except (regex.error, OverflowError, RecursionError) as exc:
+            self.err(line, path, f"invalid regex {source!r}: {exc}")
+            return None
+
+
+def _is_generic(patterns: tuple[Any, ...]) -> bool:
+    return all(any(_safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
+
+
+def _safe_search(pattern: Any, text: str) -> bool:
+    try:
+        return pattern.search(text, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return False
+
+
+def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
+    if not isinstance(node.value, dict):
+        c.err(node.line, prefix.rstrip("."), "must be a mapping of clauses (frames, exception, message, log)")
+        return ()
+    c.unknown_fields(node, CLAUSES, prefix)
+    out = []
+    for kind in CLAUSES:
+        if kind not in node.value:
+            continue
+        items = c.strings(node.value[kind], f"{prefix}{kind}", node.lines[kind])
+        compiled, sources = [], []
+        for i, (source, line) in enumerate(items):
+            path = f"{prefix}{kind}[{i}]" if isinstance(node.value[kind].value, list) else f"{prefix}{kind}"
+            if kind == "frames":
+                pat = c.pattern(source, path, line, full=True)
+            elif kind == "exception":
+                pat = c.pattern(rf"(?:(?:[\w]+\.|.*::)*)(?:{source})", path, line)
+            else:
+                pat = c.pattern(source, path, line)
+            if pat is not None:
+                compiled.append(pat)
+                sources.append(source)
+        if compiled:
+            generic = kind == "message" and _is_generic(tuple(compiled))
+            out.append(Clause(kind, tuple(compiled), tuple(sources), generic))
+        elif not items and node.value[kind].value in ([], None):
+            c.err(node.lines[kind], f"{prefix}{kind}", "is empty")
+    return tuple(out)
+
+
+def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None, list[str]]:
+    tree, problems = read_rule_file(path, display)
+    if tree is None:
+        return None, problems
+    c = _Checker(display)
+    c.problems.extend(problems)
+    doc: dict[str, _Node] = tree.value
+    rule_id = path.stem
+    if not ID.match(rule_id):
+        c.err(1, "id", f"file name {path.name!r} is not a valid rule id (lowercase letters, digits, . _ -)")
+    c.unknown_fields(tree, TOP_FIELDS, "")
+    for name in REQUIRED:
+        if name not in doc:
+            c.err(tree.line, name, "missing required field")
+    line = tree.lines.get
+    title = c.string(doc.get("title"), "title", line("title", 1)) or ""
+    status = c.string(doc.get("status"), "status", line("status", 1)) or ""
+    if status and status not in STATUSES:
+        c.err(line("status", 1), "status", f"must be one of {', '.join(STATUSES)}, not {status!r}")
+    references = []
+    for i, (ref, ln) in enumerate(c.strings(doc.get("references"), "references", line("references", 1))):
+        if not REFERENCE.match(ref):
+            c.err(ln, f"references[{i}]", f"{ref!r} is not vllm#N, sglang#N or owner/repo#N")
+        references.append(ref)
+    if "references" in doc and not references:
+        c.err(line("references", 1), "references", "needs at least one issue")
+    aliases = [a for a, _ in c.strings(doc.get("aliases"), "aliases", line("aliases", 1))]
+    families = []
+    for i, (fam, ln) in enumerate(c.strings(doc.get("families"), "families", line("families", 1))):
+        if fam not in vocab.FAMILIES:
+            close = difflib.get_close_matches(fam, vocab.FAMILIES, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(vocab.FAMILIES)})"
+            c.err(ln, f"families[{i}]", f"unknown family {fam!r}{hint}")
+        families.append(fam)
+    match: list[tuple[Clause, ...]] = []
+    if "match" in doc:
+        m = doc["match"]
+        if isinstance(m.value, list):
+            for i, alt in enumerate(m.value):
+                clauses = _clauses(c, alt, f"match[{i}].")
+                if clauses:
+                    match.append(clauses)
+        else:
+            clauses = _clauses(c, m, "match.")
+            if clauses:
+                match.append(clauses)
+    supports = _clauses(c, doc["supports"], "supports.") if "supports" in doc else ()
+    when, raw_when = _when(c, doc.get("when"))
+    cause = c.string(doc.get("cause"), "cause", line("cause", 1)) or ""
+    symptoms = tuple(s for s, _ in c.strings(doc.get("symptoms"), "symptoms", line("symptoms", 1)))
+    fixes = _fixes(c, doc.get("fixes"))
+    fixed_in = _fixed_in(c, doc.get("fixed_in"))
+    tests = _tests(c, doc.get("tests"), path.parent)
+    notes = doc["notes"].value if "notes" in doc and isinstance(doc["notes"].value, str) else ""
+    if c.problems:
+        return None, c.problems
+    rule = Rule(
+        id=rule_id, path=str(path), engines=ENGINE_DIRS.get(engine_dir, ("vllm", "sglang")), title=title,
+        status=status, references=tuple(references), aliases=tuple(aliases), families=tuple(families),
+        match=tuple(match), supports=supports, when=when, cause=" ".join(cause.split()), symptoms=symptoms,
+        fixes=fixes, fixed_in=fixed_in, tests=tests, notes=notes, raw_when=raw_when,
+    )
+    return rule, []
+
+
+def _when(c: _Checker, node: _Node | None) -> tuple[dict, dict]:
+    if node is None:
+        return {}, {}
+    if not isinstance(node.value, dict):
+        c.err(node.line, "when", "must be a mapping of conditions")
+        return {}, {}
+    c.unknown_fields(node, WHEN_FIELDS, "when.")
+    out: dict[str, Any] = {}
+    raw = _unwrap(node)
+    v = node.value
+    ln = node.lines.get
+    for key in ("engine_version", "compute_capability"):
+        if key in v:
+            spec = c.string(v[key], f"when.{key}", ln(key, 1))
+            if spec:
+                try:
+                    out[key] = compile_range(spec)
+                except ValueError as exc:
+                    c.err(ln(key, 1), f"when.{key}", str(exc))
+    if "quantization" in v:
+        quants = [q for q, _ in c.strings(v["quantization"], "when.quantization", ln("quantization", 1))]
+        for q in quants:
+            if q not in vocab.QUANTIZATIONS:
+                close = difflib.get_close_matches(q, vocab.QUANTIZATIONS, n=1)
+                hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(vocab.QUANTIZATIONS)})"
+                c.err(ln("quantization", 1), "when.quantization", f"unknown quantization {q!r}{hint}")
+        out["quantization"] = tuple(quants)
+    if "platform" in v:
+        plats = [p for p, _ in c.strings(v["platform"], "when.platform", ln("platform", 1))]
+        for p in plats:
+            if p not in vocab.PLATFORMS:
+                c.err(ln("platform", 1), "when.platform", f"unknown platform {p!r} (known: {', '.join(vocab.PLATFORMS)})")
+        out["platform"] = tuple(plats)
+    if "gpu" in v:
+        src = c.string(v["gpu"], "when.gpu", ln("gpu", 1))
+        if src:
+            pat = c.pattern(src, "when.gpu", ln("gpu", 1))
+            if pat is not None:
+                out["gpu"] = pat
+    for key in ("flags", "not_flags"):
+        if key in v:
+            flags = [f for f, _ in c.strings(v[key], f"when.{key}", ln(key, 1))]
+            for f in flags:
+                if not f.startswith("-"):
+                    c.err(ln(key, 1), f"when.{key}", f"{f!r} is not a flag (write --flag-name)")
+            from .environment import canonical_flag
+
+            out[key] = tuple(canonical_flag(f) for f in flags)
+    if "env" in v:
+        env_node = v["env"]
+        if not isinstance(env_node.value, dict):
+            c.err(env_node.line, "when.env", "must be a mapping of fact: regex")
+        else:
+            compiled = {}
+            for key, item in env_node.value.items():
+                src = c.string(item, f"when.env.{key}", env_node.lines.get(key, env_node.line))
+                if src:
+                    pat = c.pattern(src, f"when.env.{key}", env_node.lines.get(key, env_node.line))
+                    if pat is not None:
+                        compiled[key] = pat
+            out["env"] = compiled
+    return out, raw
+
+
+def _fixes(c: _Checker, node: _Node | None) -> tuple[Fix, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node.value, list) or not node.value:
+        c.err(node.line, "fixes", "must be a non-empty list of {title, command, cost}")
+        return ()
+    out = []
+    for i, item in enumerate(node.value):
+        if not isinstance(item.value, dict):
+            c.err(item.line, f"fixes[{i}]", "must be a mapping with title, command, cost")
+            continue
+        c.unknown_fields(item, FIX_FIELDS, f"fixes[{i}].")
+        title = c.string(item.value.get("title"), f"fixes[{i}].title", item.line)
+        if "title" not in item.value:
+            c.err(item.line, f"fixes[{i}].title", "missing required field")
+        command = item.value.get("command")
+        cost = item.value.get("cost")
+        for name, sub in (("command", command), ("cost", cost)):
+            if sub is not None and sub.value is not None and not isinstance(sub.value, str):
+                c.err(sub.line, f"fixes[{i}].{name}", "must be a string")
+        out.append(Fix(title or "", str(command.value or "") if command else "", str(cost.value or "") if cost else ""))
+    return tuple(out)
+
+
+def _fixed_in(c: _Checker, node: _Node | None) -> dict | None:
+    if node is None or node.value is None:
+        return None
+    if not isinstance(node.value, dict):
+        c.err(node.line, "fixed_in", "must be a mapping with version and/or pr")
+        return None
+    c.unknown_fields(node, FIXED_IN_FIELDS, "fixed_in.")
+    out = {}
+    for key in FIXED_IN_FIELDS:
+        if key in node.value and node.value[key].value is not None:
+            value = str(node.value[key].value)
+            if key == "version":
+                from .versions import parse_version
+
+                if parse_version(value) is None:
+                    c.err(node.lines[key], "fixed_in.version", f"{value!r} is not a version")
+            out[key] = value
+    return out or None
+
+
+def _tests(c: _Checker, node: _Node | None, base: Path) -> dict[str, tuple[Any, ...]]:
+    out: dict[str, tuple[Any, ...]] = {"match": (), "no_match": ()}
+    if node is None:
+        return out
+    if not isinstance(node.value, dict):
+        c.err(node.line, "tests", "must be a mapping with match and no_match lists")
+        return out
+    c.unknown_fields(node, TEST_FIELDS, "tests.")
+    for key in TEST_FIELDS:
+        sub = node.value.get(key)
+        if sub is None or sub.value is None:
+            continue
+        if not isinstance(sub.value, list):
+            c.err(sub.line, f"tests.{key}", "must be a list of log paths or {text: ...}")
+            continue
+        items = []
+        for i, item in enumerate(sub.value):
+            if isinstance(item.value, str):
+                items.append(("file", str((base / item.value)), item.value))
+            elif isinstance(item.value, dict) and "text" in item.value and isinstance(item.value["text"].value, str):
+                items.append(("text", item.value["text"].value, f"{key}[{i}]"))
+            else:
+                c.err(item.line, f"tests.{key}[{i}]", "must be a log path or {text: ...}")
+        out[key] = tuple(items)
+    return out
+
+
+# -- discovery --------------------------------------------------------------------------------------
+
+def rule_files(root: Path) -> list[tuple[Path, str]]:
+    """(file, engine folder) for every rule under root; root may also be a single file."""
+    if root.is_file():
+        return [(root, _engine_dir_of(root))]
+    out = []
+    for path in sorted(root.rglob("*.yaml")) + sorted(root.rglob("*.yml")):
+        if path.name.lower() == "readme.yaml" or any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        out.append((path, _engine_dir_of(path)))
+    return out
+
+
+def _engine_dir_of(path: Path) -> str:
+    for part in reversed(path.parent.parts):
+        if part in ENGINE_DIRS:
+            return part
+    return "common"
+
+
+def rule_dirs(extra: list[str] | None = None, *, bundled: bool = True) -> list[Path]:
+    dirs = [bundled_rules_dir()] if bundled else []
+    env = os.environ.get(BUNDLED_ENV, "")
+    dirs += [Path(p) for p in env.split(os.pathsep) if p.strip()]
+    dirs += [Path(p) for p in extra or []]
+    return dirs
+
+
+def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: bool = True) -> Catalog:
+    """Load every rule under dirs (later dirs replace earlier ones' rules with the same id)."""
+    problems: list[str] = []
+    rules: dict[str, Rule] = {}
+    origin: dict[str, str] = {}
+    for d in dirs:
+        if not d.exists():
+            problems.append(f"{d}: no such rules folder or file")
+            continue
+        seen_here: dict[str, str] = {}
+        for path, engine_dir in rule_files(d):
+            display = _display(path)
+            rule, errs = compile_rule(path, display, engine_dir)
+            problems.extend(errs)
+            if rule is None:
+                continue
+            if rule.id in seen_here:
+                problems.append(f"{display}:1: id: duplicate rule id {rule.id!r} (also {seen_here[rule.id]})")
+                continue
+            seen_here[rule.id] = display
+            rules[rule.id] = rule
+            origin[rule.id] = display
+    catalog = Catalog()
+    disabled = set(disable or ())
+    for rule_id, rule in rules.items():
+        if rule_id in disabled or disabled & set(rule.aliases):
+            continue
+        catalog.rules[rule_id] = rule
+        for alias in rule.aliases:
+            if alias in rules and alias != rule_id:
+                problems.append(f"{origin[rule_id]}:1: aliases: {alias!r} is the id of another rule")
+            catalog.by_alias[alias] = rule_id
+        for ref in rule.references:
+            catalog.by_reference.setdefault(ref.lower(), []).append(rule_id)
+    if problems and strict:
+        raise RuleError(problems)
+    catalog.warnings.extend(problems)
+    patterns = [src for r in catalog.rules.values() for alt in r.match for cl in alt if cl.kind == "log" for src in cl.sources]
+    patterns += [src for r in catalog.rules.values() for cl in r.supports if cl.kind == "log" for src in cl.sources]
+    if patterns:
+        catalog.log_patterns = regex.compile("|".join(f"(?:{p})" for p in sorted(set(patterns))))
+    return catalog
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

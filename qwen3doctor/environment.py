@@ -1,0 +1,474 @@
+"""Engine, version, model, family, quantization, parallel sizes, GPU, CUDA and flags, read from the log.
+
+`EnvCollector.feed(text)` takes each line (prefixes already peeled) once; `facts()` returns what was found,
+each value with where it came from. When two lines disagree the more reliable source wins (a collect-env
+listing beats a docker image tag); ties keep the first seen.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+import regex
+
+from . import vocab
+from .model import Environment, Fact
+from .versions import clean_version, parse_version
+
+# how much a source is trusted, per kind of line
+P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
+
+_QUICK = regex.compile(
+    r"(?i)vllm|sglang|version|torch|cuda|gpu|nvidia|transformers|flashinfer|triton|model|serve|launch_server|"
+    r"qwen|tensor_parallel|tp_size|quantiz|ServerArgs|non-default|config|Compute Capability|\bH\d{2,3}\b|"
+    r"\bA\d{2,3}\b|RTX|\bB\d00\b|Instinct|MI\d{3}|Ascend|NCCL|For(?:CausalLM|ConditionalGeneration)|"
+    r"speculative|enforce|eager|--|pip|==|NVCC|driver"
+)
+
+_KV = regex.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
+_PIP_ROW = regex.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
+
+_PACKAGE_KEYS = {
+    "vllm": "vllm", "vllm version": "vllm", "vllm_version": "vllm",
+    "sglang": "sglang", "sglang version": "sglang",
+    "torch": "torch", "pytorch": "torch", "pytorch version": "torch",
+    "transformers": "transformers", "flashinfer": "flashinfer", "flashinfer-python": "flashinfer",
+    "flashinfer_python": "flashinfer", "triton": "triton", "sgl_kernel": "sgl_kernel", "sgl-kernel": "sgl_kernel",
+    "deep_gemm": "deep_gemm", "deep-gemm": "deep_gemm", "xformers": "xformers",
+    "cuda runtime version": "cuda", "cuda used to build pytorch": "cuda_build", "nvcc": "cuda",
+    "cuda driver version": "driver", "nvidia driver version": "driver", "driver version": "driver",
+    "rocm used to build pytorch": "rocm", "hip runtime version": "rocm",
+    "python version": "python", "python": "python",
+    "vllm-ascend": "vllm_ascend", "vllm_ascend": "vllm_ascend",
+}
+
+_ENGINE_CONFIG = regex.compile(
+    r"Initializing an? (?:V1 )?LLM engine \(v(?P<ver>[^)]+)\) with config: (?P<cfg>.*)|"
+    r"Dumping input data for V1 LLM engine \(v(?P<ver2>[^)]+)\) with config: (?P<cfg2>.*)"
+)
+_VLLM_VERSION = regex.compile(r"vLLM API server version (?P<v>\S+)|\bvllm[=\s:-]+(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)", regex.I)
+_SGLANG_VERSION = regex.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", regex.I)
+_IMAGE = regex.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
+_NON_DEFAULT = regex.compile(r"non-default args: (?P<d>\{.*\})")
+_SERVER_ARGS = regex.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
+_SERVE = regex.compile(
+    r"(?:^|[\s;&|$#>])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
+    r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server)\b.*)"
+)
+_DOCKER_VLLM = regex.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
+_YAML_ITEM = regex.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
+_ARCH = regex.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
+_MODEL_ID = regex.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", regex.I)
+_GPU_NAME = regex.compile(
+    r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}\w*|GB\d+\w*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
+    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
+)
+_GPU_COUNT = regex.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
+_CC = regex.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|sm_?(?P<sm>\d{2,3})\b|\(sm(?P<sm2>\d{2,3})\)")
+_CUDA_IN_SMI = regex.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
+_NVCC = regex.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
+
+_FLAG_ALIASES = {
+    "-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
+    "-q": "--quantization", "--tp": "--tp-size", "--dp": "--dp-size", "--pp": "--pp-size", "--ep": "--ep-size",
+    "--model-path": "--model-path", "-O": "--compilation-config",
+}
+_VALUE_FACTS = {
+    "--tensor-parallel-size": "tp", "--tp-size": "tp", "--pipeline-parallel-size": "pp", "--pp-size": "pp",
+    "--data-parallel-size": "dp", "--dp-size": "dp", "--ep-size": "ep", "--expert-parallel-size": "ep",
+    "--max-model-len": "max_model_len", "--context-length": "max_model_len", "--max-num-seqs": "max_num_seqs",
+    "--max-running-requests": "max_num_seqs", "--dtype": "dtype", "--quantization": "quantization_method",
+    "--kv-cache-dtype": "kv_cache_dtype", "--speculative-algorithm": "speculative",
+    "--speculative-config": "speculative", "--served-model-name": "served_model_name",
+}
+_CONFIG_FACTS = {
+    "tensor_parallel_size": "tp", "tp_size": "tp", "pipeline_parallel_size": "pp", "pp_size": "pp",
+    "data_parallel_size": "dp", "dp_size": "dp", "ep_size": "ep", "max_seq_len": "max_model_len",
+    "max_model_len": "max_model_len", "context_length": "max_model_len", "max_num_seqs": "max_num_seqs",
+    "max_running_requests": "max_num_seqs", "dtype": "dtype", "quantization": "quantization_method",
+    "kv_cache_dtype": "kv_cache_dtype", "speculative_algorithm": "speculative", "speculative_config": "speculative",
+    "model": "model", "model_path": "model",
+}
+_FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
+
+
+def canonical_flag(flag: str) -> str:
+    flag = flag.split("=", 1)[0]
+    flag = _FLAG_ALIASES.get(flag, flag)
+    return flag.replace("_", "-") if flag.startswith("--") else flag
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split `a=1, b=[1, 2], c={'x': (1, 2)}` on separators outside brackets and quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+@dataclass
+class _Candidate:
+    value: object
+    source: str
+    priority: int
+
+
+class EnvCollector:
+    def __init__(self) -> None:
+        self._facts: dict[str, _Candidate] = {}
+        self.flags: set[str] = set()
+        self.flags_known = False
+        self._pending_command: list[str] | None = None
+        self._yaml_items: list[str] = []
+        self._engine_votes = {"vllm": 0, "sglang": 0}
+        self.serve_command: str | None = None
+        self._gpu_listing = False
+
+    # -- recording -------------------------------------------------------------------------------
+    def put(self, key: str, value: object, source: str, priority: int) -> None:
+        if value is None or value == "":
+            return
+        old = self._facts.get(key)
+        if old is None or priority > old.priority:
+            self._facts[key] = _Candidate(value, source, priority)
+
+    def vote_engine(self, engine: str, weight: int = 1) -> None:
+        self._engine_votes[engine] += weight
+
+    # -- lines -----------------------------------------------------------------------------------
+    def feed(self, text: str, process: str | None = None) -> None:
+        if process:
+            if process.startswith(("EngineCore", "VllmWorker", "Worker_", "APIServer", "RayWorkerWrapper")):
+                self.vote_engine("vllm")
+            elif regex.match(r"(?:DP\d+ )?(?:PP\d+ )?TP\d+", process):
+                self.vote_engine("sglang")
+        if self._pending_command is not None:
+            stripped = text.strip()
+            self._pending_command.append(stripped.rstrip("\\").strip())
+            if not stripped.endswith("\\") or len(self._pending_command) > 200:
+                self._take_command(" ".join(self._pending_command), P_COMMAND)
+                self._pending_command = None
+            return
+        item = _YAML_ITEM.match(text)
+        if item:
+            self._yaml_items.append(_unquote(item.group("item")))
+            return
+        if self._yaml_items:
+            self._flush_yaml()
+        if not _QUICK.search(text):
+            return
+        self._line(text)
+
+    def _flush_yaml(self) -> None:
+        items, self._yaml_items = self._yaml_items, []
+        joined = " ".join(shlex.quote(i) for i in items)
+        if "serve" in items or any(i.startswith("--model") for i in items) or "sglang.launch_server" in joined:
+            if "vllm" not in items and "sglang.launch_server" not in joined and not items[0].startswith("python"):
+                joined = ("vllm " + joined) if "serve" in items else joined
+            self._take_command(joined, P_COMMAND)
+
+    def _line(self, text: str) -> None:
+        if "\\" in text and _SERVE.search(text.replace(" \\ ", " ")):
+            flat = text.replace(" \\ ", " ")
+            if flat.rstrip().endswith("\\"):
+                self._pending_command = [flat.rstrip().rstrip("\\").strip()]
+                return
+            text = flat
+        m = _SERVE.search(text)
+        if m and not text.lstrip().startswith(("usage:", "File ")):
+            self._take_command(m.group("cmd"), P_COMMAND)
+        else:
+            d = _DOCKER_VLLM.search(text)
+            if d:
+                self.vote_engine("vllm", 3)
+                self._take_command("vllm serve " + d.group("args"), P_COMMAND)
+        if "docker" in text or "image" in text or "/" in text:
+            im = _IMAGE.search(text)
+            if im:
+                engine = "sglang" if "sgl" in im.group("img") else "vllm"
+                self.vote_engine(engine, 3)
+                if im.group("tag"):
+                    self.put(f"{engine}_version_image", clean_version(im.group("tag")), "log: docker image tag", P_HINT)
+        cfg = _ENGINE_CONFIG.search(text)
+        if cfg:
+            self.vote_engine("vllm", 5)
+            self.put("vllm", clean_version(cfg.group("ver") or cfg.group("ver2")), "log: engine start-up", P_STARTUP + 10)
+            self._take_config(cfg.group("cfg") or cfg.group("cfg2") or "", "log: engine config")
+            return
+        nd = _NON_DEFAULT.search(text)
+        if nd:
+            self.vote_engine("vllm", 3)
+            self._take_config(nd.group("d").strip("{}"), "log: non-default args", colon=True)
+            return
+        sa = _SERVER_ARGS.search(text)
+        if sa:
+            self.vote_engine("sglang", 5)
+            self._take_config(sa.group("a").rstrip(")"), "log: server_args", sglang=True)
+            return
+        self._packages(text)
+        self._hardware(text)
+        arch = _ARCH.search(text)
+        if arch:
+            self.put("architecture", arch.group("a"), "log", P_STARTUP)
+        mid = _MODEL_ID.search(text)
+        if mid:
+            self.put("model_mention", mid.group("m"), "log: model name mentioned", P_GUESS)
+        if "sglang" in text or "sgl_kernel" in text or "sgl-kernel" in text:
+            self.vote_engine("sglang")
+        if "vllm" in text.lower():
+            self.vote_engine("vllm")
+
+    def _packages(self, text: str) -> None:
+        kv = _KV.match(text) or _PIP_ROW.match(text)
+        if kv:
+            key = kv.group("k").strip().lower()
+            fact = _PACKAGE_KEYS.get(key)
+            if fact:
+                value = kv.group("v")
+                if "not found" in value.lower() or "could not collect" in value.lower() or value.upper() == "N/A":
+                    return
+                version = clean_version(value)
+                if version:
+                    self.put(fact, version, "log: environment listing", P_LISTING)
+                    if fact in ("vllm", "sglang"):
+                        self.vote_engine(fact, 2)
+                    return
+        nv = _NVCC.search(text)
+        if nv:
+            self.put("cuda", nv.group("v"), "log: nvcc", P_LISTING - 5)
+        smi = _CUDA_IN_SMI.search(text)
+        if smi:
+            self.put("cuda_driver_max", smi.group("v"), "log: nvidia-smi", P_HINT)
+        if "vllm" in text.lower() and "python" not in text.lower()[:20]:
+            v = _VLLM_VERSION.search(text)
+            if v:
+                version = clean_version(v.group("v") or v.group("v2") or v.group("v3") or "")
+                if version:
+                    self.put("vllm", version, "log: version mention", P_HINT)
+        if "sglang" in text.lower():
+            v = _SGLANG_VERSION.search(text)
+            if v:
+                version = clean_version(v.group("v") or v.group("v2") or "")
+                if version:
+                    self.put("sglang", version, "log: version mention", P_HINT)
+
+    def _hardware(self, text: str) -> None:
+        g = _GPU_NAME.search(text)
+        if g:
+            name = " ".join(g.group("g").split())
+            self.put("gpu", name, "log", P_LISTING)
+            n = _GPU_COUNT.search(text)
+            if n:
+                count = int(n.group("n")) if n.group("n") else len(n.group("list").split(","))
+                self.put("gpu_count", count, "log", P_LISTING)
+            else:
+                self._gpu_seen(name)
+        cc = _CC.search(text)
+        if cc and ("Capability" in text or "capability" in text or "sm" in text):
+            value = cc.group("cc") or cc.group("cc2")
+            if not value:
+                sm = cc.group("sm") or cc.group("sm2")
+                value = f"{sm[:-1]}.{sm[-1]}" if sm and "sm" in text and not text.lstrip().startswith("File") else None
+            if value:
+                self.put("compute_capability", value, "log", P_LISTING)
+        if regex.search(r"ROCm|HIP error|hipError|rocdevice|HSA_STATUS|gfx9\d\d", text):
+            self.put("platform", "rocm", "log", P_HINT)
+        elif regex.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend", text):
+            self.put("platform", "npu", "log", P_HINT)
+
+    def _gpu_seen(self, name: str) -> None:
+        count = getattr(self, "_gpu_rows", 0) + 1
+        self._gpu_rows = count
+        self.put("gpu_count_rows", count, "log", 0)
+
+    # -- commands and configs --------------------------------------------------------------------
+    def _take_command(self, command: str, priority: int) -> None:
+        command = command.strip()
+        try:
+            tokens = shlex.split(command, comments=False)
+        except ValueError:
+            tokens = command.split()
+        if not tokens:
+            return
+        lowered = " ".join(tokens[:4]).lower()
+        if "sglang" in lowered or "sgl-omni" in lowered:
+            self.vote_engine("sglang", 5)
+            engine = "sglang"
+        else:
+            self.vote_engine("vllm", 5)
+            engine = "vllm"
+        if self.serve_command is None:
+            self.serve_command = " ".join(tokens)
+            self.put("serve_command", self.serve_command, "log: serve command", priority)
+        self.flags_known = True
+        model = None
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if tok in ("serve",) and i + 1 < len(tokens) and not tokens[i + 1].startswith("-") and engine == "vllm":
+                model = tokens[i + 1]
+                i += 2
+                continue
+            if tok.startswith("-") and len(tok) > 1:
+                flag = canonical_flag(tok)
+                value = tok.split("=", 1)[1] if "=" in tok else None
+                if value is None and i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+                    value = tokens[i + 1]
+                    i += 1
+                self.flags.add(flag)
+                if flag in ("--model", "--model-path"):
+                    model = value
+                elif flag in _VALUE_FACTS and value is not None:
+                    self.put(_VALUE_FACTS[flag], _number(value), "log: serve command", priority)
+                if flag == "--enforce-eager" or flag == "--disable-cuda-graph":
+                    self.put("cuda_graphs", "off", "log: serve command", priority)
+                if flag == "--compilation-config" and value and "NONE" in value.upper() and "cudagraph_mode" in value:
+                    self.put("cuda_graphs", "off", "log: serve command", priority)
+            i += 1
+        if model:
+            self.put("model", model, "log: serve command", priority)
+        self.put("engine_from_command", engine, "log: serve command", priority)
+
+    def _take_config(self, text: str, source: str, *, colon: bool = False, sglang: bool = False) -> None:
+        self.flags_known = True
+        for part in split_top_level(text):
+            if colon:
+                key, _, value = part.partition(":")
+                key = _unquote(key)
+            else:
+                key, _, value = part.partition("=")
+            key, value = key.strip(), _unquote(value)
+            if not key:
+                continue
+            if key in _CONFIG_FACTS and value.lower() not in _FALSY:
+                fact = _CONFIG_FACTS[key]
+                self.put(fact, _number(value), source, P_CONFIG)
+            if key in ("enforce_eager", "disable_cuda_graph") and value == "True":
+                self.put("cuda_graphs", "off", source, P_CONFIG)
+            if key == "compilation_config" and "'cudagraph_mode': <CUDAGraphMode.NONE" in value:
+                self.put("cuda_graphs", "off", source, P_CONFIG)
+            flag = "--" + key.replace("_", "-")
+            if value.lower() not in _FALSY and not (sglang and key in _SGLANG_DEFAULT_VALUES):
+                self.flags.add(flag)
+
+    # -- result ----------------------------------------------------------------------------------
+    def facts(self, *, derived: bool = True) -> dict[str, Fact]:
+        if self._pending_command:
+            self._take_command(" ".join(self._pending_command), P_COMMAND)
+            self._pending_command = None
+        if self._yaml_items:
+            self._flush_yaml()
+        out: dict[str, Fact] = {k: Fact(c.value, c.source) for k, c in self._facts.items()}
+        if derived:
+            derive(out, self._engine_votes)
+        return out
+
+    @property
+    def engine_votes(self) -> dict[str, int]:
+        return dict(self._engine_votes)
+
+
+# SGLang prints every argument, defaults included: these carry a value even when the user set nothing.
+_SGLANG_DEFAULT_VALUES = {
+    "model_path", "tokenizer_path", "tokenizer_mode", "host", "port", "dtype", "kv_cache_dtype", "mem_fraction_static",
+    "tp_size", "pp_size", "dp_size", "ep_size", "random_seed", "attention_backend", "sampling_backend",
+    "chunked_prefill_size", "max_prefill_tokens", "schedule_policy", "log_level", "load_format", "device",
+    "served_model_name", "context_length", "max_running_requests", "grammar_backend", "stream_interval",
+    "cuda_graph_max_bs", "cuda_graph_bs", "watchdog_timeout", "dist_timeout", "download_dir", "base_gpu_id",
+    "gpu_id_step", "nnodes", "node_rank", "schedule_conservativeness", "decode_log_interval", "file_storage_path",
+    "constrained_json_whitespace_pattern", "tool_call_parser", "reasoning_parser", "mm_attention_backend",
+    "moe_runner_backend", "moe_a2a_backend", "page_size", "hicache_ratio", "hicache_size", "mamba_ssm_dtype",
+}
+
+
+def _number(value: str) -> object:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
+    """Fill the derived facts: engine, engine_version, family, quantization, compute capability, platform."""
+    if "engine" not in out:
+        from_cmd = out.get("engine_from_command")
+        if votes["vllm"] or votes["sglang"]:
+            engine = "sglang" if votes["sglang"] > votes["vllm"] else "vllm"
+            if from_cmd and votes[from_cmd.value] >= votes[engine] - 4:
+                engine = from_cmd.value
+            out["engine"] = Fact(engine, "log")
+    engine = out["engine"].value if "engine" in out else None
+    if engine and "engine_version" not in out:
+        for key in (engine, f"{engine}_version_image"):
+            if key in out and parse_version(str(out[key].value)) is not None:
+                out["engine_version"] = Fact(out[key].value, out[key].source)
+                break
+    model = out.get("model") or out.get("served_model_name") or out.get("model_mention")
+    if "family" not in out:
+        fam = None
+        if model:
+            fam = vocab.family_of_model(str(model.value))
+            if fam:
+                out["family"] = Fact(fam, model.source)
+        if not fam and "architecture" in out:
+            fam = vocab.family_of_architecture(str(out["architecture"].value))
+            if fam:
+                out["family"] = Fact(fam, "log: architecture " + str(out["architecture"].value))
+        if not fam and "model_mention" in out and model is not out["model_mention"]:
+            fam = vocab.family_of_model(str(out["model_mention"].value))
+            if fam:
+                out["family"] = Fact(fam, out["model_mention"].source)
+    if "quantization" not in out:
+        quant = None
+        if "quantization_method" in out:
+            quant = vocab.quantization_of(str(out["quantization_method"].value))
+            if quant == "fp8" and model and vocab.quantization_of(str(model.value), from_model_name=True) == "fp8-block":
+                quant = "fp8-block"
+            if quant:
+                out["quantization"] = Fact(quant, out["quantization_method"].source)
+        if not quant and model:
+            quant = vocab.quantization_of(str(model.value), from_model_name=True)
+            if quant:
+                out["quantization"] = Fact(quant, model.source + " (model name)")
+        if not quant and "dtype" in out:
+            quant = vocab.quantization_of(str(out["dtype"].value))
+            if quant in ("bf16", "fp16"):
+                out["quantization"] = Fact(quant, out["dtype"].source + " (dtype)")
+    if "gpu" in out and "compute_capability" not in out:
+        cc = vocab.compute_capability_of(str(out["gpu"].value))
+        if cc:
+            out["compute_capability"] = Fact(cc, "derived from the GPU name")
+    if "gpu_count" not in out and "gpu_count_rows" in out and out["gpu_count_rows"].value > 1:
+        out["gpu_count"] = Fact(out["gpu_count_rows"].value, "log")
+    out.pop("gpu_count_rows", None)
+    if "platform" not in out:
+        if "gpu" in out:
+            plat = vocab.platform_of_gpu(str(out["gpu"].value))
+            if plat:
+                out["platform"] = Fact(plat, "derived from the GPU name")
+        elif "rocm" in out:
+            out["platform"] = Fact("rocm", out["rocm"].source)
+
+
+def build(facts: dict[str, Fact], flags: set[str], flags_known: bool, conflicts: tuple[str, ...] = ()) -> Environment:
+    return Environment(facts=dict(facts), flags=frozenset(flags), flags_known=flags_known, conflicts=conflicts)

@@ -1,0 +1,214 @@
+"""Pure matching: (rule, scan) -> every clause hit, miss or unknown, each with the sentence that says why.
+
+No scoring here: rank.py alone decides how much a clause counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import vocab
+from .catalog import PATTERN_TIMEOUT
+from .model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
+from .versions import at_or_past, in_range, parse_version
+
+HIT, MISS, UNKNOWN = "hit", "miss", "unknown"
+
+
+class PatternTimeout(Exception):
+    def __init__(self, rule_id: str, pattern: str):
+        super().__init__(f"rule {rule_id}: pattern {pattern!r} took too long and was skipped")
+        self.rule_id, self.pattern = rule_id, pattern
+
+
+def _search(pattern: Any, text: str, rule_id: str, source: str, *, full: bool = False) -> Any:
+    try:
+        if full:
+            return pattern.fullmatch(text, timeout=PATTERN_TIMEOUT)
+        return pattern.search(text, timeout=PATTERN_TIMEOUT)
+    except TimeoutError:
+        raise PatternTimeout(rule_id, source) from None
+
+
+def _short(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _where(crash: Crash) -> str:
+    return f" ({crash.process})" if crash.process else ""
+
+
+def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str) -> Evidence:
+    kind = clause.kind
+    crashes = [c for c in scan.crashes if c.role != "wrapper"]
+    if kind == "frames":
+        for crash in scan.crashes:
+            for frame in reversed(crash.frames):
+                for pat, src in zip(clause.patterns, clause.sources):
+                    if _search(pat, frame.function, rule_id, src, full=True):
+                        loc = f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}" if frame.file else "?"
+                        return Evidence(label, HIT, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}")
+        complete = [c for c in crashes if c.complete and len(c.frames) >= 2 and c.role != "consequence"]
+        if complete:
+            deepest = complete[0].functions[-1]
+            return Evidence(label, MISS, f"the traceback ends in `{deepest}`, not in {_names(clause.sources)}")
+        return Evidence(label, UNKNOWN, f"no complete traceback to look for {_names(clause.sources)}")
+    if kind == "exception":
+        typed = [c for c in crashes if c.exception_type]
+        for crash in typed + list(_chained(typed)):
+            for pat, src in zip(clause.patterns, clause.sources):
+                if _search(pat, crash.exception_type, rule_id, src, full=True):
+                    return Evidence(label, HIT, f"exception `{crash.exception_type}`{_where(crash)}")
+        if typed:
+            return Evidence(label, MISS, f"the exception is `{typed[0].exception_type}`, not {_names(clause.sources)}")
+        return Evidence(label, UNKNOWN, "the log shows no exception type")
+    if kind == "message":
+        said = [c for c in crashes if c.message or c.exception_type]
+        for crash in said + list(_chained(said)):
+            text = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
+            for pat, src in zip(clause.patterns, clause.sources):
+                m = _search(pat, text, rule_id, src)
+                if m:
+                    return Evidence(label, HIT, f"message “{_short(text)}”{_where(crash)}")
+        if any(c.role != "consequence" for c in said):
+            return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
+        return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
+    # log
+    for line in scan.lines:
+        for pat, src in zip(clause.patterns, clause.sources):
+            if _search(pat, line, rule_id, src):
+                return Evidence(label, HIT, f"log line “{_short(line)}”")
+    return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
+
+
+def _chained(crashes: list[Crash]):
+    for crash in crashes:
+        yield from crash.chained
+
+
+def _names(sources: tuple[str, ...]) -> str:
+    shown = ", ".join(f"`{s}`" for s in sources[:4])
+    return shown + (f" (+{len(sources) - 4} more)" if len(sources) > 4 else "")
+
+
+def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
+    env = scan.environment
+    out: list[Evidence] = []
+    engine = env.get("engine")
+    if engine is None:
+        out.append(Evidence("when.engine", UNKNOWN, f"the log does not say which engine ran (rule is for {'/'.join(rule.engines)})"))
+    elif engine in rule.engines:
+        out.append(Evidence("when.engine", HIT, f"engine {engine}"))
+    else:
+        out.append(Evidence("when.engine", MISS, f"the log is from {engine}; this rule is about {'/'.join(rule.engines)}"))
+    if rule.families:
+        fam = env.get("family")
+        names = ", ".join(rule.families)
+        if fam is None:
+            out.append(Evidence("when.family", UNKNOWN, f"the model family is not in the log (rule: {names})"))
+        elif any(vocab.family_covers(f, fam) for f in rule.families):
+            out.append(Evidence("when.family", HIT, f"model family {fam} ({env.get('model') or env.facts['family'].source})"))
+        else:
+            what = "not a Qwen3 model" if fam == vocab.OTHER else fam
+            out.append(Evidence("when.family", MISS, f"the model is {what} ({env.get('model') or '?'}); rule: {names}"))
+    w = rule.when
+    version = env.get("engine_version")
+    parsed = parse_version(str(version)) if version else None
+    if "engine_version" in w:
+        spec = rule.raw_when.get("engine_version")
+        if parsed is None:
+            out.append(Evidence("when.engine_version", UNKNOWN, f"no {engine or 'engine'} version in the log (rule: {spec})"))
+        elif in_range(parsed, w["engine_version"]):
+            out.append(Evidence("when.engine_version", HIT, f"{engine} {version} is within {spec}"))
+        else:
+            out.append(Evidence("when.engine_version", MISS, f"{engine} {version} is outside {spec}"))
+    if "quantization" in w:
+        quant = env.get("quantization")
+        names = ", ".join(w["quantization"])
+        if quant is None:
+            out.append(Evidence("when.quantization", UNKNOWN, f"quantization not in the log (rule: {names})"))
+        elif any(vocab.quant_covers(q, quant) for q in w["quantization"]):
+            out.append(Evidence("when.quantization", HIT, f"quantization {quant}"))
+        else:
+            out.append(Evidence("when.quantization", MISS, f"quantization is {quant}, rule: {names}"))
+    if "gpu" in w:
+        gpu = env.get("gpu")
+        if gpu is None:
+            out.append(Evidence("when.gpu", UNKNOWN, "GPU not in the log"))
+        elif _search(w["gpu"], str(gpu), rule.id, "when.gpu"):
+            out.append(Evidence("when.gpu", HIT, f"GPU {gpu}"))
+        else:
+            out.append(Evidence("when.gpu", MISS, f"GPU is {gpu}"))
+    if "compute_capability" in w:
+        cc = env.get("compute_capability")
+        spec = rule.raw_when.get("compute_capability")
+        pv = parse_version(f"{cc}.0") if cc else None
+        if pv is None:
+            out.append(Evidence("when.compute_capability", UNKNOWN, f"compute capability unknown (rule: {spec})"))
+        elif in_range(pv, w["compute_capability"]):
+            out.append(Evidence("when.compute_capability", HIT, f"compute capability {cc}"))
+        else:
+            out.append(Evidence("when.compute_capability", MISS, f"compute capability {cc} is outside {spec}"))
+    if "platform" in w:
+        plat = env.get("platform")
+        if plat is None:
+            out.append(Evidence("when.platform", UNKNOWN, "platform not in the log"))
+        elif plat in w["platform"]:
+            out.append(Evidence("when.platform", HIT, f"platform {plat}"))
+        else:
+            out.append(Evidence("when.platform", MISS, f"platform is {plat}"))
+    if "flags" in w:
+        seen = [f for f in w["flags"] if f in env.flags]
+        if seen:
+            out.append(Evidence("when.flags", HIT, f"flag {seen[0]} is set"))
+        elif env.flags_known:
+            out.append(Evidence("when.flags", MISS, f"none of {', '.join(w['flags'])} is set"))
+        else:
+            out.append(Evidence("when.flags", UNKNOWN, f"no serve command or config in the log to check {', '.join(w['flags'])}"))
+    if "not_flags" in w:
+        seen = [f for f in w["not_flags"] if f in env.flags]
+        if seen:
+            out.append(Evidence("when.not_flags", MISS, f"{seen[0]} is set"))
+        elif env.flags_known:
+            out.append(Evidence("when.not_flags", HIT, f"{', '.join(w['not_flags'])} not set"))
+        else:
+            out.append(Evidence("when.not_flags", UNKNOWN, f"no serve command or config to check {', '.join(w['not_flags'])}"))
+    for key, pat in w.get("env", {}).items():
+        value = env.get(key)
+        if value is None:
+            out.append(Evidence(f"when.env.{key}", UNKNOWN, f"{key} not in the log"))
+        elif _search(pat, str(value), rule.id, f"when.env.{key}"):
+            out.append(Evidence(f"when.env.{key}", HIT, f"{key} {value}"))
+        else:
+            out.append(Evidence(f"when.env.{key}", MISS, f"{key} is {value}"))
+    fixed = (rule.fixed_in or {}).get("version")
+    if fixed and parsed is not None:
+        if at_or_past(parsed, fixed):
+            out.append(Evidence("fixed_in", MISS, f"you are on {engine} {version}, fixed in {fixed}"))
+        else:
+            out.append(Evidence("fixed_in", HIT, f"you are on {engine} {version}, before the fix in {fixed}"))
+    return out
+
+
+def evaluate(rule: Rule, scan: Scan) -> RuleMatch:
+    best: tuple[Evidence, ...] = ()
+    best_generic: dict[str, bool] = {}
+    rejected = bool(rule.match)
+    best_key = (-1, -1)
+    for i, alternative in enumerate(rule.match):
+        prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
+        states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}") for cl in alternative)
+        generic = {f"{prefix}.{cl.kind}": cl.generic for cl in alternative}
+        if any(s.state == MISS for s in states):
+            if rejected and not best:
+                best, best_generic = states, generic
+            continue
+        hits = [s for s in states if s.state == HIT]
+        key = (sum(1 for s in hits if not generic[s.clause]), len(hits))
+        if rejected or key > best_key:
+            best, best_generic, best_key, rejected = states, generic, key, False
+    supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}") for cl in rule.supports)
+    generic_all = dict(best_generic)
+    generic_all.update({f"supports.{cl.kind}": cl.generic for cl in rule.supports})
+    return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)

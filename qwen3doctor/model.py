@@ -1,0 +1,161 @@
+"""The nouns: frozen dataclasses shared by every step of the pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Frame:
+    file: str
+    line: int | None
+    function: str
+
+
+@dataclass(frozen=True)
+class Crash:
+    """One failure seen in the log: a Python traceback, or a standalone crash line."""
+
+    crash_class: str  # illegal-memory-access, oom, nccl, assertion, ... (crash.classify)
+    exception_type: str | None
+    message: str
+    process: str | None
+    line_no: int
+    frames: tuple[Frame, ...] = ()
+    complete: bool = False  # the traceback reached its exception line
+    role: str = "primary"  # primary | cause | consequence | wrapper
+    chained: tuple["Crash", ...] = ()  # exceptions that led to this one ("During handling ...")
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        return tuple(f.function for f in self.frames)
+
+
+@dataclass(frozen=True)
+class Fact:
+    value: Any
+    source: str  # "log", "log: collect_env", "option", "env-file", ...
+
+
+@dataclass(frozen=True)
+class Environment:
+    facts: dict[str, Fact] = field(default_factory=dict)
+    flags: frozenset[str] = frozenset()  # canonical long flags seen, e.g. "--enforce-eager"
+    flags_known: bool = False  # a serve command or engine config was seen
+    conflicts: tuple[str, ...] = ()
+
+    def get(self, key: str) -> Any:
+        fact = self.facts.get(key)
+        return None if fact is None else fact.value
+
+
+@dataclass(frozen=True)
+class Evidence:
+    clause: str  # "match.frames", "when.engine_version", ...
+    state: str  # hit | miss | unknown
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    command: str
+    cost: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule_id: str
+    title: str
+    status: str
+    score: float
+    confidence: str  # high | medium | low
+    engines: tuple[str, ...]
+    families: tuple[str, ...]
+    references: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+    fixes: tuple[Fix, ...]
+    fixed_in: dict | None
+    notes: tuple[str, ...] = ()
+
+
+class Verdict(str, Enum):
+    """What the whole diagnosis concluded; decides the exit code."""
+
+    NOTHING = "nothing-to-diagnose"  # empty input
+    CLEAN = "no-crash"
+    FOUND = "finding"
+    UNEXPLAINED = "unexplained-crash"
+
+
+@dataclass(frozen=True)
+class Report:
+    source: str
+    verdict: Verdict
+    environment: Environment
+    crashes: tuple[Crash, ...]
+    findings: tuple[Finding, ...]
+    next_steps: tuple[str, ...]
+    warnings: tuple[str, ...]
+    lines_read: int = 0
+
+    @property
+    def crash(self) -> Crash | None:
+        return self.crashes[0] if self.crashes else None
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One compiled `match` / `supports` clause: kind (frames, exception, message, log) and its patterns."""
+
+    kind: str
+    patterns: tuple[Any, ...]  # compiled `regex` patterns
+    sources: tuple[str, ...]  # the patterns as written
+    generic: bool = False  # every pattern also matches a generic crash message
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    path: str
+    engines: tuple[str, ...]
+    title: str
+    status: str
+    references: tuple[str, ...]
+    aliases: tuple[str, ...]
+    families: tuple[str, ...]
+    match: tuple[tuple[Clause, ...], ...]  # alternatives, each an AND of clauses; () = no match clauses
+    supports: tuple[Clause, ...]
+    when: dict[str, Any]  # compiled conditions
+    cause: str
+    symptoms: tuple[str, ...]
+    fixes: tuple[Fix, ...]
+    fixed_in: dict | None
+    tests: dict[str, tuple[Any, ...]]
+    notes: str = ""
+    raw_when: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Everything one pass over a log found: the crashes, the lines rule `log` patterns flagged, the environment."""
+
+    crashes: tuple[Crash, ...]
+    lines: tuple[str, ...]  # lines kept by the prefilter, for `log` clauses
+    environment: Environment
+    lines_read: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RuleMatch:
+    """How one rule fared against one scan: every clause with its state, before any scoring."""
+
+    rule: Rule
+    match: tuple[Evidence, ...]  # the best alternative's clauses
+    supports: tuple[Evidence, ...]
+    when: tuple[Evidence, ...]
+    rejected: bool  # a `match` clause missed in every alternative
+    generic: dict[str, bool] = field(default_factory=dict)  # clause -> evidence was generic

@@ -1,0 +1,67 @@
+"""The table of per-line prefixes, peeled off one after another; the innermost process tag names the line's process.
+
+Each entry: (name, pattern). A pattern's `proc` group, when present, names the process.
+"""
+
+from __future__ import annotations
+
+import regex
+
+_TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+
+PREFIXES: tuple[tuple[str, str], ...] = (
+    # Kubernetes / GitHub Actions / journald style leading timestamps
+    ("timestamp", rf"{_TS}\s+"),
+    # docker compose: "svc-1  | " and "[llm]        | "
+    ("compose", r"(?:\[[\w.-]+\]|[\w.-]+)\s*\|\s?"),
+    # torchrun: "[rank3]:" and "[rank3]:[W1027 20:05:15.05 TCPStore.cpp:125] "
+    ("torchrun", r"\[(?P<proc>rank\d+)\]:(?:\[[WEIF]\d{4} [\d:.]+ [^\]]*\]\s?)?"),
+    # vLLM process tags: "(EngineCore_DP0 pid=312) ", "(Worker_TP4) ", "(RayWorkerWrapper pid=1, ip=10.0.0.1) "
+    ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:\s+rank=\d+)?)(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
+    # SGLang: "[2025-05-01 10:00:00 TP0] ", "[2025-05-01 10:00:00 DP0 TP3 EP3] ", "[2025-05-01 10:00:00] "
+    ("sglang", rf"\[{_TS}(?:\s+(?P<proc>(?:(?:DP|PP|TP|EP|CP|ATTN_CP|MOE_DP)\d+\s?)+))?\]\s?"),
+    # a SGLang prefix whose opening bracket was lost in the paste: "2025-11-06 08:57:26] "
+    ("sglang-cut", rf"{_TS}(?:\s+(?P<proc>(?:(?:DP|PP|TP|EP)\d+\s?)+))?\]\s?"),
+    # vLLM / Python logging: "ERROR 05-05 12:36:59 [core.py:1138] ", "INFO 05-13 07:15:10 [importing.py:53] ",
+    # "(Worker_TP4) ERROR [multiproc_executor.py:863] "
+    ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:\d\d-\d\d\s+[\d:.]+\s+)?\[[\w./-]+:\d+\]\s?"),
+    # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "
+    ("glog", r"[WEIF]\d{4} [\d:.]+\s+\d+\s+[\w./-]+:\d+\]\s?"),
+)
+
+_COMPILED = tuple((name, regex.compile(pattern)) for name, pattern in PREFIXES)
+_QUICK = regex.compile(r"[\[(|]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s")
+
+
+def peel(line: str) -> tuple[str | None, str]:
+    """Return (process, text) with every known prefix removed. `process` is None when no tag names one."""
+    process = None
+    rest = line
+    for _ in range(6):
+        if not rest or rest[0] == " " or not _QUICK.search(rest, 0, 48):
+            break
+        for name, pattern in _COMPILED:
+            m = pattern.match(rest)
+            if m is None or m.end() == 0:
+                continue
+            if name == "compose" and not _compose_ok(rest, m):
+                continue
+            proc = m.groupdict().get("proc")
+            if proc:
+                process = _normalise(proc)
+            rest = rest[m.end():]
+            break
+        else:
+            break
+    return process, rest
+
+
+def _compose_ok(line: str, m: "regex.Match[str]") -> bool:
+    # "svc-1  | text": the name must be followed by spaces or be bracketed, so a table row "| GPU |" is not taken
+    head = m.group(0)
+    return "|" in head and (head.startswith("[") or "  " in head or head.rstrip().endswith(" |"))
+
+
+def _normalise(proc: str) -> str:
+    proc = " ".join(proc.split())
+    return regex.sub(r",?\s*ip=[\w.:]+", "", proc)

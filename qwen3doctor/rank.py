@@ -1,0 +1,165 @@
+"""The scoring policy, in one place: how much each clause counts, confidence, and the fixes offered.
+
+Rules say what to look for; nothing in a rule sets a weight.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from .model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
+
+# what a hit on a required `match` clause is worth
+MATCH_WEIGHT = {"frames": 0.45, "message": 0.35, "log": 0.30, "exception": 0.10}
+GENERIC_MESSAGE_WEIGHT = 0.06
+# supporting evidence: a little each, capped
+SUPPORT_WEIGHT = {"frames": 0.15, "message": 0.12, "log": 0.10, "exception": 0.05}
+SUPPORT_CAP = 0.30
+# conditions on the environment
+WHEN_WEIGHT = {
+    "when.engine": 0.04, "when.family": 0.15, "when.engine_version": 0.10, "when.quantization": 0.12,
+    "when.gpu": 0.08, "when.compute_capability": 0.08, "when.platform": 0.06, "when.flags": 0.08,
+    "when.not_flags": 0.03, "fixed_in": 0.02,
+}
+ENV_WEIGHT = 0.06  # each when.env.* hit
+# a contradicted condition multiplies the score
+MISS_FACTOR = {"when.engine": 0.15, "when.family": 0.15, "fixed_in": 0.3}
+OTHER_MISS_FACTOR = 0.45
+# confidence thresholds
+HIGH, MEDIUM = 0.60, 0.35
+MAX_FINDINGS = 5
+MIN_SCORE = 0.05
+
+STATUS_ORDER = {"confirmed": 0, "likely": 1, "unconfirmed": 2}
+PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
+
+
+def score(rm: RuleMatch, scan: Scan) -> Finding | None:
+    """Turn one rule's clause states into a finding, or None when the rule does not apply."""
+    if rm.rejected:
+        return None
+    rule = rm.rule
+    total = 0.0
+    specific = False
+    for ev in rm.match:
+        if ev.state != "hit":
+            continue
+        kind = ev.clause.rsplit(".", 1)[-1]
+        if rm.generic.get(ev.clause):
+            total += GENERIC_MESSAGE_WEIGHT
+        else:
+            total += MATCH_WEIGHT[kind]
+            specific = specific or kind != "exception"
+    support = 0.0
+    for ev in rm.supports:
+        if ev.state == "hit":
+            kind = ev.clause.rsplit(".", 1)[-1]
+            support += GENERIC_MESSAGE_WEIGHT if rm.generic.get(ev.clause) else SUPPORT_WEIGHT[kind]
+            specific = specific or (kind in ("frames", "log") or (kind == "message" and not rm.generic.get(ev.clause)))
+    total += min(support, SUPPORT_CAP)
+    factor = 1.0
+    when_hits = set()
+    misses = []
+    for ev in rm.when:
+        if ev.state == "hit":
+            total += WHEN_WEIGHT.get(ev.clause, ENV_WEIGHT)
+            when_hits.add(ev.clause)
+        elif ev.state == "miss":
+            factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
+            misses.append(ev)
+    any_match_hit = any(ev.state == "hit" for ev in rm.match)
+    crashed = any(c.role != "consequence" for c in scan.crashes)
+    if not any_match_hit and not specific:
+        # nothing in the log's crash points at this rule: only a known-bad combination may be reported
+        if not _combination(rm, when_hits, misses, crashed):
+            return None
+    total *= factor
+    if total < MIN_SCORE:
+        return None
+    unknown_when = sum(1 for ev in rm.when if ev.state == "unknown")
+    confidence = "low"
+    if specific and not misses:
+        if total >= HIGH and unknown_when <= 2:
+            confidence = "high"
+        elif total >= MEDIUM:
+            confidence = "medium"
+    if confidence == "high" and rule.status == "unconfirmed":
+        confidence = "medium"
+    notes = tuple(ev.text for ev in misses)
+    return Finding(
+        rule_id=rule.id, title=rule.title, status=rule.status, score=round(min(total, 1.0), 3),
+        confidence=confidence, engines=rule.engines, families=rule.families, references=rule.references,
+        evidence=tuple(rm.match) + tuple(rm.supports) + tuple(rm.when), fixes=fixes_for(rm, scan.environment),
+        fixed_in=rule.fixed_in, notes=notes,
+    )
+
+
+def _combination(rm: RuleMatch, when_hits: set[str], misses: list[Evidence], crashed: bool) -> bool:
+    """A rule whose crash evidence is absent may still report a known-bad combination of facts."""
+    if misses or "when.family" not in when_hits:
+        return False
+    discriminating = when_hits & {"when.quantization", "when.flags", "when.gpu", "when.compute_capability", "when.platform"}
+    if not rm.rule.match:
+        return bool(discriminating) or "when.engine_version" in when_hits
+    # the rule expects crash evidence the log lacks: only with a crash whose details are missing
+    return crashed and bool(discriminating)
+
+
+def rank(findings: list[Finding]) -> list[Finding]:
+    order = {"high": 0, "medium": 1, "low": 2}
+    findings.sort(key=lambda f: (-f.score, order[f.confidence], STATUS_ORDER.get(f.status, 3), f.rule_id))
+    return findings[:MAX_FINDINGS]
+
+
+def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
+    rule = rm.rule
+    values = placeholder_values(env, rule.fixed_in)
+    fixes = [Fix(f.title, fill(f.command, values), f.cost) for f in rule.fixes]
+    fixed = (rule.fixed_in or {}).get("version")
+    version_ev = next((ev for ev in rm.when if ev.clause == "fixed_in"), None)
+    if fixed and (version_ev is None or version_ev.state == "hit"):
+        engine = env.get("engine") or (rule.engines[0] if len(rule.engines) == 1 else "vllm")
+        upgrade = f'pip install -U "{engine}>={fixed}"'
+        if not any(upgrade.split(">=")[0] in f.command and fixed in f.command for f in fixes):
+            fixes.insert(0, Fix(f"Upgrade {engine} to {fixed} or later, which carries the fix", upgrade, "an upgrade"))
+    return tuple(fixes)
+
+
+def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str]:
+    command = env.get("serve_command") or ""
+    model = env.get("model")
+    serve_args = ""
+    if command:
+        try:
+            tokens = shlex.split(command)
+        except ValueError:
+            tokens = command.split()
+        rest, skip = [], False
+        for i, tok in enumerate(tokens):
+            if skip:
+                skip = False
+                continue
+            if tok in ("--model", "--model-path") and i + 1 < len(tokens):
+                skip = True
+                continue
+            if model and tok == model:
+                continue
+            if tok.startswith("-"):
+                rest.extend(tokens[i:])
+                break
+        serve_args = " ".join(shlex.quote(t) for t in rest)
+    return {
+        "model": str(model) if model else "<model>",
+        "serve_args": serve_args or "<your other flags>",
+        "engine_version": str(env.get("engine_version") or "<version>"),
+        "tp": str(env.get("tp") or "<tp>"),
+        "fixed_version": str((fixed_in or {}).get("version") or "<fixed version>"),
+    }
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """Plain substitution of the fixed placeholders; any other braces stay as written."""
+    out = template
+    for name in PLACEHOLDERS:
+        out = out.replace("{" + name + "}", values[name])
+    return out

@@ -1,0 +1,76 @@
+"""Plain text: for pipes, files and NO_COLOR. The same sections as the terminal renderer, no markup."""
+
+from __future__ import annotations
+
+from ..model import Report, Verdict
+
+ENV_ORDER = ("engine", "engine_version", "model", "family", "quantization", "tp", "pp", "dp", "ep", "gpu", "gpu_count",
+             "compute_capability", "cuda", "torch", "transformers", "flashinfer", "cuda_graphs", "speculative")
+MARK = {"hit": "+", "miss": "-", "unknown": "?"}
+
+
+def headline(report: Report) -> str:
+    if report.verdict is Verdict.NOTHING:
+        return "Nothing to diagnose: the input is empty."
+    if report.verdict is Verdict.CLEAN:
+        return "No crash found."
+    if report.verdict is Verdict.UNEXPLAINED:
+        c = report.crash
+        what = (c.exception_type + ": " if c and c.exception_type else "") + (c.message if c else "")
+        return f"A crash that no rule explains ({c.crash_class if c else 'unknown'}): {what[:160]}"
+    top = report.findings[0]
+    return f"Most likely: {top.title} [{top.confidence} confidence, {', '.join(top.references[:2])}]"
+
+
+def environment_lines(report: Report) -> list[str]:
+    facts = report.environment.facts
+    out = []
+    for key in ENV_ORDER:
+        if key in facts:
+            out.append(f"  {key:<19} {facts[key].value}   ({facts[key].source})")
+    return out
+
+
+def render(report: Report) -> str:
+    out = [f"== {report.source}", headline(report), ""]
+    env = environment_lines(report)
+    if env:
+        out += ["Environment:"] + env + [""]
+    crash = report.crash
+    if crash is not None:
+        out.append("Crash:")
+        kind = crash.exception_type or "error"
+        out.append(f"  {crash.crash_class}: {kind}: {crash.message[:300]}".rstrip(": "))
+        if crash.process:
+            out.append(f"  process: {crash.process} (line {crash.line_no})")
+        if crash.frames:
+            out.append("  deepest frames: " + " <- ".join(f.function for f in reversed(crash.frames[-4:])))
+        others = [c for c in report.crashes[1:] if c.role in ("consequence", "wrapper")]
+        if others:
+            out.append(f"  + {len(others)} follow-on or wrapper error(s), not causes")
+        out.append("")
+    for i, f in enumerate(report.findings, 1):
+        out.append(f"{i}. {f.title}")
+        out.append(f"   {f.rule_id}  score {f.score:.2f}  {f.confidence} confidence  status: {f.status}  refs: {', '.join(f.references)}")
+        for ev in f.evidence:
+            if ev.state != "unknown" or ev.clause.startswith("match"):
+                out.append(f"   [{MARK[ev.state]}] {ev.text}")
+        for note in f.notes:
+            out.append(f"   note: {note}")
+        for j, fix in enumerate(f.fixes, 1):
+            cost = f"  (cost: {fix.cost})" if fix.cost else ""
+            out.append(f"   fix {j}: {fix.title}{cost}")
+            if fix.command:
+                out.append(f"      $ {fix.command}")
+        out.append("")
+    if report.next_steps:
+        out.append("Next steps:")
+        out += [f"  - {s}" for s in report.next_steps]
+        out.append("")
+    for w in report.warnings:
+        out.append(f"warning: {w}")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_many(reports: list[Report]) -> str:
+    return "\n".join(render(r) for r in reports)

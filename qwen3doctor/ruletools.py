@@ -1,0 +1,168 @@
+"""Rule authoring: every rule's own tests (shared by pytest and `rules test`), lint checks, list, skeleton."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .catalog import Catalog
+from .diagnose import diagnose_lines, diagnose_text
+from .model import Report, Rule
+from .reader import open_source
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class RuleTest:
+    rule_id: str
+    kind: str  # match | no_match
+    index: int
+    how: str  # file | text
+    value: str  # path or text
+    label: str
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.rule_id}::{self.kind}[{self.index}]"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    test: RuleTest
+    ok: bool
+    detail: str
+
+
+def rule_tests(catalog: Catalog, only: set[str] | None = None) -> list[RuleTest]:
+    out = []
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        if only and rule.id not in only:
+            continue
+        for kind in ("match", "no_match"):
+            for i, (how, value, label) in enumerate(rule.tests.get(kind, ())):
+                out.append(RuleTest(rule.id, kind, i, how, value, label))
+    return out
+
+
+class ReportCache:
+    """Diagnose each test log once, however many rules name it."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self._cache: dict[tuple[str, str], Report | str] = {}
+
+    def get(self, test: RuleTest) -> Report | str:
+        key = (test.how, test.value)
+        if key not in self._cache:
+            try:
+                if test.how == "file":
+                    src = open_source(test.value)
+                    try:
+                        self._cache[key] = diagnose_lines(src, self.catalog, test.label)
+                    finally:
+                        src.close()
+                else:
+                    self._cache[key] = diagnose_text(test.value, self.catalog, test.label)
+            except InputError as exc:
+                self._cache[key] = str(exc)
+        return self._cache[key]
+
+
+def run_test(test: RuleTest, cache: ReportCache) -> TestResult:
+    report = cache.get(test)
+    if isinstance(report, str):
+        return TestResult(test, False, f"cannot read test log: {report}")
+    ids = [f.rule_id for f in report.findings]
+    if test.kind == "match":
+        if ids and ids[0] == test.rule_id:
+            return TestResult(test, True, f"ranked first ({report.findings[0].confidence})")
+        if test.rule_id in ids:
+            pos = ids.index(test.rule_id) + 1
+            return TestResult(test, False, f"{test.label}: ranked {pos}, behind {', '.join(ids[: pos - 1])}")
+        return TestResult(test, False, f"{test.label}: not reported (" + (f"found: {', '.join(ids)}" if ids else "no findings") + ")")
+    if test.rule_id in ids:
+        pos = ids.index(test.rule_id) + 1
+        return TestResult(test, False, f"{test.label}: reported at rank {pos} on a log it must not match")
+    return TestResult(test, True, "not reported")
+
+
+def run_tests(catalog: Catalog, only: set[str] | None = None) -> list[TestResult]:
+    cache = ReportCache(catalog)
+    return [run_test(t, cache) for t in rule_tests(catalog, only)]
+
+
+def lint(catalog: Catalog) -> list[str]:
+    """Checks beyond the schema (which loading already enforces): tests present, references unique."""
+    problems = []
+    refs: dict[str, str] = {}
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        if not rule.tests.get("match"):
+            problems.append(f"{rule.path}: tests.match: the rule has no log it must match")
+        if not rule.tests.get("no_match"):
+            problems.append(f"{rule.path}: tests.no_match: the rule has no lookalike it must not match")
+        for how, value, label in rule.tests.get("match", ()) + rule.tests.get("no_match", ()):
+            if how == "file" and not Path(value).is_file():
+                problems.append(f"{rule.path}: tests: {label}: no such file")
+        first = rule.references[0].lower() if rule.references else None
+        if first:
+            if first in refs:
+                problems.append(f"{rule.path}: references[0]: {rule.references[0]} already represents rule {refs[first]}")
+            refs[first] = rule.id
+        if not rule.match and not rule.when and not rule.families:
+            problems.append(f"{rule.path}: match: a rule with no match clauses needs when conditions or families")
+    return problems
+
+
+def rules_table(catalog: Catalog) -> list[dict]:
+    return [
+        {
+            "id": r.id, "engines": list(r.engines), "families": list(r.families), "status": r.status,
+            "references": list(r.references), "title": r.title,
+        }
+        for r in sorted(catalog.rules.values(), key=lambda r: (r.engines != ("vllm", "sglang"), r.engines, r.id))
+    ]
+
+
+def rules_markdown(catalog: Catalog) -> str:
+    out = ["| rule | engines | families | status | references | title |", "| --- | --- | --- | --- | --- | --- |"]
+    for row in rules_table(catalog):
+        out.append(
+            f"| `{row['id']}` | {', '.join(row['engines'])} | {', '.join(row['families']) or 'any'} | {row['status']} "
+            f"| {', '.join(row['references'])} | {row['title'].replace('|', '/')} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+SKELETON = """\
+title: ""            # one line: what broke
+status: unconfirmed  # confirmed | likely | unconfirmed
+references: []       # vllm#N / sglang#N / owner/repo#N, the representative issue first
+families: []         # qwen3, qwen3-moe, qwen3-vl, qwen3-omni, qwen3-next, qwen3.5, qwen3.5-moe, qwen3-coder
+match:               # required evidence; clauses are ANDed, items ORed
+  frames: []         # function names (regex, full match)
+  message: []        # regex on the crash message
+supports:            # extra evidence that raises the score
+  log: []
+when:                # conditions on the environment
+  engine_version: ">=0.0"
+cause: >
+  In your own words: what goes wrong and why.
+symptoms: []
+fixes:
+  - title: ""
+    command: ""
+    cost: ""
+fixed_in: {}
+tests:
+  match: []          # logs this rule must rank first, relative to this file
+  no_match: []       # lookalikes it must not report
+"""
+
+
+def new_rule(root: Path, engine: str, rule_id: str) -> Path:
+    path = root / engine / f"{rule_id}.yaml"
+    if path.exists():
+        raise InputError(f"{path}: already exists")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(SKELETON, encoding="utf-8")
+    return path

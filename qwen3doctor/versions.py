@@ -1,0 +1,60 @@
+"""PEP 440 versions over `packaging`: messy version strings in, comparable versions and ranges out."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+_FIND = regex.compile(r"v?(\d+(?:\.\d+){1,3}(?:(?:rc|a|b|\.post|\.dev|post|dev)\d*)*(?:\.dev\d+)?(?:\+[\w.]+)?)")
+
+
+def clean_version(text: str) -> str | None:
+    """Pull the first PEP 440 version out of messy text: `v0.10.2`, `0.16.0rc2.dev294+g6a7b85d94 (git sha: ...)`,
+    `0.15.2rc1.dev93+g11a4c9d30.cu128`, `0.5.3.post3`, `v0.5.3-cu129`. None when there is none."""
+    m = _FIND.search(text)
+    if not m:
+        return None
+    candidate = m.group(1)
+    while candidate:
+        try:
+            Version(candidate)
+            return candidate
+        except InvalidVersion:
+            # drop a trailing local segment piece or suffix and try again
+            if "+" in candidate:
+                candidate = candidate.rsplit(".", 1)[0] if "." in candidate.split("+", 1)[1] else candidate.split("+")[0]
+            else:
+                candidate = candidate[:-1]
+    return None
+
+
+@lru_cache(maxsize=4096)
+def parse_version(text: str) -> Version | None:
+    cleaned = clean_version(text)
+    if cleaned is None:
+        return None
+    version = Version(cleaned)
+    if version.release[:3] == (0, 0, 0):
+        return None  # development builds that carry no release number (sglang 0.0.0.dev10016+g...)
+    return version
+
+
+def compile_range(spec: str) -> SpecifierSet:
+    """A PEP 440 range with pre-releases on, so `0.16.0rc2.dev294` falls inside `>=0.16.0rc0`. Raises ValueError."""
+    try:
+        return SpecifierSet(spec, prereleases=True)
+    except InvalidSpecifier as exc:
+        raise ValueError(f"not a PEP 440 version range: {spec!r}") from exc
+
+
+def in_range(version: Version, spec: SpecifierSet) -> bool:
+    # local tags (+cu130, +g6a7b85d94) never decide a range
+    return spec.contains(Version(version.public), prereleases=True)
+
+
+def at_or_past(version: Version, fixed: str) -> bool:
+    fixed_v = parse_version(fixed)
+    return fixed_v is not None and Version(version.public) >= fixed_v

@@ -1,0 +1,143 @@
+"""The vocabularies: model families, quantization methods, GPUs. Names in, canonical words out."""
+
+from __future__ import annotations
+
+import regex
+
+FAMILIES = ("qwen3", "qwen3-moe", "qwen3-vl", "qwen3-omni", "qwen3-next", "qwen3.5", "qwen3.5-moe", "qwen3-coder")
+OTHER = "other"
+# a rule naming the key also covers these detected families
+FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
+
+QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "bf16", "fp16")
+QUANT_COVERS = {"fp8": {"fp8-block"}}
+
+PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu")
+
+
+def family_covers(rule_family: str, detected: str) -> bool:
+    return rule_family == detected or detected in FAMILY_COVERS.get(rule_family, ())
+
+
+def quant_covers(rule_quant: str, detected: str) -> bool:
+    return rule_quant == detected or detected in QUANT_COVERS.get(rule_quant, ())
+
+
+_ARCH_FAMILY = (
+    (r"Qwen3NextFor", "qwen3-next"),
+    (r"Qwen3_5MoeFor|Qwen3_5_Moe", "qwen3.5-moe"),
+    (r"Qwen3_5For|Qwen3_5Model", "qwen3.5"),
+    (r"Qwen3OmniMoe|Qwen3Omni", "qwen3-omni"),
+    (r"Qwen3VL", "qwen3-vl"),
+    (r"Qwen3MoeFor|Qwen3MoeModel", "qwen3-moe"),
+    (r"Qwen3For|Qwen3Model", "qwen3"),
+    (r"Qwen2|DeepseekV|Llama|Mistral|Mixtral|Glm|GLM|ChatGLM|MiniMax|Kimi|GptOss|Gemma|Phi\d|InternLM|Baichuan", OTHER),
+)
+_ARCH_RES = tuple((regex.compile(p), f) for p, f in _ARCH_FAMILY)
+
+
+def family_of_architecture(arch: str) -> str | None:
+    for pattern, family in _ARCH_RES:
+        if pattern.search(arch):
+            return family
+    return None
+
+
+_MOE_SIZE = regex.compile(r"\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b|[-_]moe\b|a\d+b\b")
+_OTHER_MODELS = regex.compile(
+    r"deepseek|glm|llama|mistral|mixtral|minimax|kimi|gpt-oss|gemma|phi-?\d|qwen2|qwq|qwen1|"
+    r"internlm|baichuan|yi-|falcon|nemotron|granite|ernie|hunyuan|step-?\d|ling-|opt-\d|facebook/"
+)
+
+
+def family_of_model(name: str) -> str | None:
+    """Map a model id or path to a family; None when the name says nothing."""
+    low = name.lower().replace("_", "-")
+    base = low.rstrip("/").rsplit("/", 1)[-1] if "/" in low else low
+    for text in (base, low):
+        fam = _family_of_text(text)
+        if fam:
+            return fam
+    return None
+
+
+def _family_of_text(low: str) -> str | None:
+    if "qwen3" not in low:
+        return OTHER if _OTHER_MODELS.search(low) else None
+    if regex.search(r"qwen3-?coder-?next|qwen3-?next", low):
+        return "qwen3-next"
+    if regex.search(r"qwen3\.[5-9]|qwen3-[5-9](?:-|$)|qwen3[5-9]", low):
+        return "qwen3.5-moe" if _MOE_SIZE.search(low) else "qwen3.5"
+    if "omni" in low:
+        return "qwen3-omni"
+    if regex.search(r"qwen3-?vl", low):
+        return "qwen3-vl"
+    if "coder" in low:
+        return "qwen3-coder"
+    if _MOE_SIZE.search(low):
+        return "qwen3-moe"
+    return "qwen3"
+
+
+_QUANT_NAMES = (
+    (r"nvfp4|modelopt[-_]?fp4|\bfp4\b|w4a4", "nvfp4"),
+    (r"mxfp4", "mxfp4"),
+    (r"gptq[-_]?int8|w8a16|int8|w8a8[-_]?int", "int8"),
+    (r"awq", "awq"),
+    (r"gptq|int4|autoround|auto-round|w4a16|wna16|marlin", "gptq-int4"),
+    (r"fp8|w8a8[-_]?fp8|float8", "fp8"),
+    (r"bf16|bfloat16", "bf16"),
+    (r"fp16|float16|half", "fp16"),
+)
+_QUANT_RES = tuple((regex.compile(p, flags=regex.I), q) for p, q in _QUANT_NAMES)
+
+
+def quantization_of(name: str, *, from_model_name: bool = False) -> str | None:
+    """Map a method name (`gptq_marlin`, `compressed-tensors`, ...) or a model name to the vocabulary."""
+    if not name or name.lower() in ("none", "null"):
+        return None
+    for pattern, quant in _QUANT_RES:
+        if pattern.search(name):
+            if quant == "fp8" and from_model_name and regex.search(r"(?i)qwen3", name):
+                return "fp8-block"  # the Qwen3-family FP8 checkpoints are fine-grained (128x128 block) FP8
+            if from_model_name and quant in ("bf16", "fp16"):
+                return None
+            return quant
+    return None
+
+
+# Compute capability by GPU name; first match wins, so specific names come first.
+_GPU_CC = (
+    (r"GB10\b|DGX Spark", "12.1"),
+    (r"RTX PRO \d+ Blackwell|RTX 50\d0|RTX 5090|RTX 5080|RTX 5070|RTX 5060|Blackwell Workstation|RTX PRO 6000", "12.0"),
+    (r"Thor", "11.0"),
+    (r"B300|GB300", "10.3"),
+    (r"B200|GB200|B100", "10.0"),
+    (r"H100|H200|H800|H20\b|GH200|H20-", "9.0"),
+    (r"L40|L4\b|RTX 40\d0|RTX 6000 Ada|RTX 4000 Ada|RTX 5000 Ada|Ada Generation|L20\b", "8.9"),
+    (r"A100|A800|A30\b|A10\b", "8.0"),
+    (r"RTX 30\d0|A6000|A40\b|A10G|A5000|A4000|A2\b|RTX A\d+", "8.6"),
+    (r"Orin", "8.7"),
+    (r"T4\b|RTX 20\d0|Quadro RTX|TITAN RTX", "7.5"),
+    (r"V100|TITAN V", "7.0"),
+    (r"P100", "6.0"),
+    (r"P40|P4\b|GTX 10\d0", "6.1"),
+)
+_GPU_CC_RES = tuple((regex.compile(p), cc) for p, cc in _GPU_CC)
+
+
+def compute_capability_of(gpu: str) -> str | None:
+    for pattern, cc in _GPU_CC_RES:
+        if pattern.search(gpu):
+            return cc
+    return None
+
+
+def platform_of_gpu(gpu: str) -> str | None:
+    if regex.search(r"(?i)AMD|Instinct|MI\d{3}|Radeon|gfx\d", gpu):
+        return "rocm"
+    if regex.search(r"(?i)Ascend|NPU|910[BC]?", gpu):
+        return "npu"
+    if regex.search(r"(?i)NVIDIA|GeForce|Tesla|RTX|\b[ABHLTV]\d{2,3}\b|GB\d+", gpu):
+        return "cuda"
+    return None
