@@ -25,6 +25,12 @@ _EXC = regex.compile(
     r"^(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
 )
 _EXC_NAME = regex.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
+# advice lines torch prints under every CUDA error: not part of what went wrong
+BOILERPLATE = regex.compile(
+    r"^(?:Search for `cuda\w+'|CUDA kernel errors might be asynchronously|For debugging consider passing|"
+    r"Compile with `?TORCH_USE_CUDA_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
+    r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
+)
 _CHAIN = regex.compile(
     r"During handling of the above exception, another exception occurred|"
     r"The above exception was the direct cause of the following exception"
@@ -41,6 +47,7 @@ _STANDALONE = regex.compile(
     r"Assertion `.+' failed.*|Assertion error .+|"
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|"
     r"Process group watchdog thread terminated with exception: .+|"
+    r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     r"(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
     r"torch\.\w*(?:Error|Exception)|[A-Z]\w*Error)(?:: .*|\(.*)?$)"
@@ -168,6 +175,9 @@ class CrashParser:
                 new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None) or (
                     WRAPPER_PATTERNS.search(stripped) or CONSEQUENCE_PATTERNS.search(stripped)
                 )
+                if BOILERPLATE.match(stripped):
+                    tb.continuation += 1
+                    return
                 if tb.continuation < MAX_CONTINUATION and not new_crash:
                     tb.message.append(stripped)
                     tb.continuation += 1

@@ -1,0 +1,112 @@
+from qwen3doctor.crash import CrashParser
+from qwen3doctor.prefixes import peel
+
+
+def parse(text):
+    p = CrashParser()
+    for i, line in enumerate(text.splitlines(), 1):
+        proc, body = peel(line)
+        p.feed(i, proc, body, proc is not None)
+    return p.finish()
+
+
+INTERLEAVED = """\
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863] Traceback (most recent call last):
+(Worker_TP1 pid=12) ERROR 05-05 12:36:59 [multiproc_executor.py:863] Traceback (most recent call last):
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863]   File "/v/vllm/v1/worker/gpu_model_runner.py", line 3051, in _model_forward
+(Worker_TP1 pid=12) ERROR 05-05 12:36:59 [multiproc_executor.py:863]   File "/v/vllm/distributed/parallel_state.py", line 500, in all_reduce
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863]     return self.model(
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863]            ^^^^^^^^^^^
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863]   File "/v/vllm/model_executor/models/qwen3_next.py", line 138, in fi_chunk_gated_delta_rule
+(Worker_TP1 pid=12) ERROR 05-05 12:36:59 [multiproc_executor.py:863] RuntimeError: NCCL error: unhandled cuda error
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863]     fi_beta = beta.to(torch.float32)
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863] torch.AcceleratorError: CUDA error: an illegal memory access was encountered
+(Worker_TP0 pid=11) ERROR 05-05 12:36:59 [multiproc_executor.py:863] Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com for more information.
+"""
+
+
+def test_interleaved_tracebacks_are_reassembled_per_process():
+    crashes = parse(INTERLEAVED)
+    by_proc = {c.process: c for c in crashes}
+    tp0 = by_proc["Worker_TP0 pid=11"]
+    assert tp0.functions == ("_model_forward", "fi_chunk_gated_delta_rule")
+    assert tp0.exception_type == "torch.AcceleratorError"
+    assert tp0.message == "CUDA error: an illegal memory access was encountered"  # torch's advice lines dropped
+    assert tp0.complete and tp0.crash_class == "illegal-memory-access"
+    tp1 = by_proc["Worker_TP1 pid=12"]
+    assert tp1.functions == ("all_reduce",) and tp1.crash_class == "nccl"
+
+
+CHAINED = """\
+Traceback (most recent call last):
+  File "/s/sglang/srt/layers/logits_processor.py", line 661, in _get_logits
+    logits_buffer.copy_(logits[:, : self.config.vocab_size])
+RuntimeError: The size of tensor a (32000) must match the size of tensor b (151936) at non-singleton dimension 1
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/s/sglang/srt/managers/scheduler.py", line 2747, in run_scheduler_process
+    scheduler = Scheduler(
+  File "/s/sglang/srt/model_executor/cuda_graph_runner.py", line 400, in __init__
+    raise Exception(
+Exception: Capture cuda graph failed: The size of tensor a (32000) must match the size of tensor b (151936)
+"""
+
+
+def test_chained_exceptions_keep_the_original_first_and_linked():
+    crashes = parse(CHAINED)
+    assert crashes[0].role == "primary"
+    assert crashes[0].exception_type == "RuntimeError"
+    assert crashes[1].exception_type == "Exception"
+    assert crashes[1].chained and crashes[1].chained[0].functions == ("_get_logits",)
+
+
+FOLLOW_ON = """\
+[rank7]:[W1027 20:05:15.052888213 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=103): Failed to recv, got 0 bytes. Connection was likely closed
+(EngineCore_DP0 pid=5) ERROR 10-27 20:05:10 [core.py:710] RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}
+(Worker_TP0 pid=7) ERROR 10-27 20:05:09 [multiproc_executor.py:699] KeyError: 'layers.45.mlp.shared_expert.down_proj.weight'
+"""
+
+
+def test_follow_on_and_wrapper_errors_are_not_the_primary_crash():
+    crashes = parse(FOLLOW_ON)
+    assert crashes[0].exception_type == "KeyError" and crashes[0].role == "primary"
+    roles = {c.message[:20]: c.role for c in crashes[1:]}
+    assert "consequence" in roles.values() and "wrapper" in roles.values()
+
+
+def test_sglang_traceback_with_only_its_first_line_tagged():
+    log = """\
+[2025-12-06 02:08:52 TP7] Scheduler hit an exception: Traceback (most recent call last):
+  File "/s/sglang/srt/managers/scheduler.py", line 430, in __init__
+    self.init_cache_with_memory_pool()
+  File "/s/sglang/srt/mem_cache/mamba_radix_cache.py", line 324, in __init__
+    assert isinstance(params.token_to_kv_pool_allocator, TokenToKVPoolAllocator)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+AssertionError
+"""
+    (crash,) = parse(log)
+    assert crash.process == "TP7" and crash.exception_type == "AssertionError"
+    assert crash.functions[-1] == "__init__" and crash.frames[-1].file.endswith("mamba_radix_cache.py")
+
+
+def test_standalone_crash_lines_outside_tracebacks():
+    crashes = parse(
+        "terminate called after throwing an instance of 'nanobind::builtin_exception'\n"
+        "  what():  Expected an MLIR object\n"
+        "Fatal Python error: Aborted\n"
+        "Segmentation fault (core dumped)\n"
+    )
+    assert crashes[0].message.startswith("terminate called") and "what():" in crashes[0].message
+    assert {c.crash_class for c in crashes} == {"segfault"}
+
+
+def test_truncated_traceback_is_kept_as_an_incomplete_crash():
+    crashes = parse('Traceback (most recent call last):\n  File "/v/a.py", line 1, in outer\n    x()\n  File "/v/b.py", line 2, in inner\n')
+    assert crashes[0].functions == ("outer", "inner") and not crashes[0].complete
+
+
+def test_a_headless_frame_cut_mid_path_still_counts():
+    crashes = parse('.py", line 138, in fi_chunk_gated_delta_rule\n    fi_beta = beta.to(torch.float32)\ntorch.AcceleratorError: CUDA error: an illegal memory access was encountered\n')
+    assert crashes[0].functions == ("fi_chunk_gated_delta_rule",) and crashes[0].complete

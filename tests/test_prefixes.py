@@ -1,0 +1,39 @@
+import pytest
+
+from qwen3doctor.prefixes import peel
+
+CASES = [
+    ("(EngineCore_DP0 pid=312) ERROR 05-05 12:36:59 [core.py:1138] Traceback (most recent call last):",
+     "EngineCore_DP0 pid=312", "Traceback (most recent call last):"),
+    ("(VllmWorker rank=0 pid=106) ERROR 04-29 01:10:12 [multiproc_executor.py:470] WorkerProc hit an exception.",
+     "VllmWorker rank=0 pid=106", "WorkerProc hit an exception."),
+    ("(Worker_TP4) ERROR [multiproc_executor.py:863] WorkerProc hit an exception.", "Worker_TP4", "WorkerProc hit an exception."),
+    ("(Worker_DP0_TP0_EP0 pid=1539019) ERROR 10-27 20:05:10 [multiproc_executor.py:699] torch.AcceleratorError: x",
+     "Worker_DP0_TP0_EP0 pid=1539019", "torch.AcceleratorError: x"),
+    ("(APIServer pid=1) INFO 05-05 12:36:59 [api_server.py:1851] vLLM API server version 0.9.1",
+     "APIServer pid=1", "vLLM API server version 0.9.1"),
+    ("[rank3]:[W1027 20:05:15.052888213 TCPStore.cpp:125] [c10d] recvValue failed", "rank3", "[c10d] recvValue failed"),
+    ("[2025-05-01 10:00:00 TP0] Load weight end.", "TP0", "Load weight end."),
+    ("[2025-05-01 10:00:00 DP0 TP3 EP3] Scheduler hit an exception: Traceback (most recent call last):",
+     "DP0 TP3 EP3", "Scheduler hit an exception: Traceback (most recent call last):"),
+    ("[2026-04-23 07:32:01] INFO:     Started server process [1579366]", None, "INFO:     Started server process [1579366]"),
+    ("qwen3-1  | (VllmWorker rank=1 pid=106) ERROR 04-29 01:10:12 [multiproc_executor.py:470]   File \"x.py\", line 3, in f",
+     "VllmWorker rank=1 pid=106", '  File "x.py", line 3, in f'),
+    ("[llm]        | (APIServer pid=1) Traceback (most recent call last):", "APIServer pid=1", "Traceback (most recent call last):"),
+    ("2025-05-01T10:00:00.123456789Z [2025-05-01 10:00:00 TP1] Decode batch", "TP1", "Decode batch"),
+    ("2024-11-02T08:15:22.1234567Z ERROR 11-02 08:15:22 [core.py:1138] EngineCore failed to start.", None, "EngineCore failed to start."),
+    ("(EngineCore_DP0 pid=2577918) (RayWorkerWrapper pid=2578259, ip=192.168.31.21) ERROR 02-26 07:57:27 [worker_base.py:340] boom",
+     "RayWorkerWrapper pid=2578259", "boom"),
+]
+
+
+@pytest.mark.parametrize("line,process,text", CASES)
+def test_prefixes_are_peeled_and_name_the_process(line, process, text):
+    assert peel(line) == (process, text)
+
+
+def test_lines_without_prefix_are_left_alone():
+    assert peel('  File "/usr/x.py", line 3, in f') == (None, '  File "/usr/x.py", line 3, in f')
+    assert peel("RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64")[1].startswith("RuntimeError")
+    row = "| NVIDIA-SMI 570.133.20             Driver Version: 570.133.20     CUDA Version: 12.8     |"
+    assert peel(row) == (None, row)
