@@ -58,6 +58,12 @@ GENERIC_MESSAGES = (
     "ValueError",
     "Killed",
 )
+# Exception types too common to tell one root cause from another.
+GENERIC_EXCEPTIONS = (
+    "KeyError", "ValueError", "RuntimeError", "AssertionError", "TypeError", "AttributeError", "IndexError",
+    "Exception", "NotImplementedError", "ImportError", "OSError", "torch.AcceleratorError", "torch.OutOfMemoryError",
+    "torch.cuda.OutOfMemoryError", "ZeroDivisionError",
+)
 BUNDLED_ENV = "QWEN3DOCTOR_RULES"
 PATTERN_TIMEOUT = 0.25  # seconds one rule pattern may spend on one piece of text
 
@@ -211,8 +217,17 @@ class _Checker:
             return None
 
 
-def _is_generic(patterns: tuple[Any, ...]) -> bool:
+def _is_generic(kind: str, patterns: tuple[Any, ...]) -> bool:
+    if kind == "exception":
+        return all(any(_safe_full(p, name) for name in GENERIC_EXCEPTIONS) for p in patterns)
     return all(any(_safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
+
+
+def _safe_full(pattern: Any, text: str) -> bool:
+    try:
+        return pattern.fullmatch(text, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return False
 
 
 def _safe_search(pattern: Any, text: str) -> bool:
@@ -245,7 +260,7 @@ def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
                 compiled.append(pat)
                 sources.append(source)
         if compiled:
-            generic = kind == "message" and _is_generic(tuple(compiled))
+            generic = kind in ("message", "exception") and _is_generic(kind, tuple(compiled))
             out.append(Clause(kind, tuple(compiled), tuple(sources), generic))
         elif not items and node.value[kind].value in ([], None):
             c.err(node.lines[kind], f"{prefix}{kind}", "is empty")

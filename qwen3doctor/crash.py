@@ -54,7 +54,7 @@ _STANDALONE = regex.compile(
 )
 _QUICK = regex.compile(
     r"Error|error|Exception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|"
-    r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)"
+    r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog"
 )
 
 WRAPPER_PATTERNS = regex.compile(

@@ -61,7 +61,7 @@ _YAML_ITEM = regex.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
 _ARCH = regex.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = regex.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", regex.I)
 _GPU_NAME = regex.compile(
-    r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}\w*|GB\d+\w*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
+    r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
 )
 _GPU_COUNT = regex.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
@@ -297,9 +297,8 @@ class EnvCollector:
             self.put("platform", "npu", "log", P_HINT)
 
     def _gpu_seen(self, name: str) -> None:
-        count = getattr(self, "_gpu_rows", 0) + 1
-        self._gpu_rows = count
-        self.put("gpu_count_rows", count, "log", 0)
+        self._gpu_rows = getattr(self, "_gpu_rows", 0) + 1
+        self._facts["gpu_count_rows"] = _Candidate(self._gpu_rows, "log: GPU listing", 0)
 
     # -- commands and configs --------------------------------------------------------------------
     def _take_command(self, command: str, priority: int) -> None:

@@ -11,7 +11,7 @@ from .model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 
 # what a hit on a required `match` clause is worth
 MATCH_WEIGHT = {"frames": 0.45, "message": 0.35, "log": 0.30, "exception": 0.10}
-GENERIC_MESSAGE_WEIGHT = 0.06
+GENERIC_WEIGHT = 0.06  # a generic message or a common exception type
 # supporting evidence: a little each, capped
 SUPPORT_WEIGHT = {"frames": 0.15, "message": 0.12, "log": 0.10, "exception": 0.05}
 SUPPORT_CAP = 0.30
@@ -23,7 +23,7 @@ WHEN_WEIGHT = {
 }
 ENV_WEIGHT = 0.06  # each when.env.* hit
 # a contradicted condition multiplies the score
-MISS_FACTOR = {"when.engine": 0.15, "when.family": 0.15, "fixed_in": 0.3}
+MISS_FACTOR = {"when.engine": 0.1, "when.family": 0.1, "fixed_in": 0.3}
 OTHER_MISS_FACTOR = 0.45
 # confidence thresholds
 HIGH, MEDIUM = 0.60, 0.35
@@ -35,27 +35,32 @@ PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
 
 
 def score(rm: RuleMatch, scan: Scan) -> Finding | None:
-    """Turn one rule's clause states into a finding, or None when the rule does not apply."""
+    """Turn one rule's clause states into a finding, or None when the rule does not apply.
+
+    Strong evidence is a hit on a required clause that is not generic. A rule with only generic hits (the
+    bare `illegal memory access` line, a bare `KeyError`) is a low-confidence candidate; a rule with no
+    crash evidence at all may only report a known-bad combination of facts, also at low confidence.
+    """
     if rm.rejected:
         return None
     rule = rm.rule
     total = 0.0
-    specific = False
+    strong = weak = False
     for ev in rm.match:
         if ev.state != "hit":
             continue
         kind = ev.clause.rsplit(".", 1)[-1]
         if rm.generic.get(ev.clause):
-            total += GENERIC_MESSAGE_WEIGHT
+            total += GENERIC_WEIGHT
+            weak = True
         else:
             total += MATCH_WEIGHT[kind]
-            specific = specific or kind != "exception"
+            strong = True
     support = 0.0
     for ev in rm.supports:
         if ev.state == "hit":
             kind = ev.clause.rsplit(".", 1)[-1]
-            support += GENERIC_MESSAGE_WEIGHT if rm.generic.get(ev.clause) else SUPPORT_WEIGHT[kind]
-            specific = specific or (kind in ("frames", "log") or (kind == "message" and not rm.generic.get(ev.clause)))
+            support += GENERIC_WEIGHT if rm.generic.get(ev.clause) else SUPPORT_WEIGHT[kind]
     total += min(support, SUPPORT_CAP)
     factor = 1.0
     when_hits = set()
@@ -67,18 +72,21 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         elif ev.state == "miss":
             factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
             misses.append(ev)
-    any_match_hit = any(ev.state == "hit" for ev in rm.match)
-    crashed = any(c.role != "consequence" for c in scan.crashes)
-    if not any_match_hit and not specific:
-        # nothing in the log's crash points at this rule: only a known-bad combination may be reported
-        if not _combination(rm, when_hits, misses, crashed):
+    hard_miss = any(ev.clause in ("when.family", "when.engine") for ev in misses)
+    if rule.match and not strong:
+        if weak:
+            if hard_miss:
+                return None  # a generic message from another engine or model family says nothing
+        elif not _combination(rm, when_hits, misses):
             return None
+    elif not rule.match and not _combination(rm, when_hits, misses):
+        return None
     total *= factor
     if total < MIN_SCORE:
         return None
     unknown_when = sum(1 for ev in rm.when if ev.state == "unknown")
     confidence = "low"
-    if specific and not misses:
+    if strong and not misses:
         if total >= HIGH and unknown_when <= 2:
             confidence = "high"
         elif total >= MEDIUM:
@@ -86,6 +94,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     if confidence == "high" and rule.status == "unconfirmed":
         confidence = "medium"
     notes = tuple(ev.text for ev in misses)
+    if rule.match and not strong and not weak:
+        notes += ("no crash evidence for this rule in the log: reported because the environment is a known-bad combination",)
+    elif weak and not strong:
+        notes += ("only generic evidence: a candidate, not a diagnosis",)
     return Finding(
         rule_id=rule.id, title=rule.title, status=rule.status, score=round(min(total, 1.0), 3),
         confidence=confidence, engines=rule.engines, families=rule.families, references=rule.references,
@@ -94,15 +106,15 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     )
 
 
-def _combination(rm: RuleMatch, when_hits: set[str], misses: list[Evidence], crashed: bool) -> bool:
-    """A rule whose crash evidence is absent may still report a known-bad combination of facts."""
+def _combination(rm: RuleMatch, when_hits: set[str], misses: list[Evidence]) -> bool:
+    """A known-bad combination: the family, plus a discriminating fact (quantization, flags, GPU, platform, or
+    for a rule without crash clauses its version range), and nothing contradicted."""
     if misses or "when.family" not in when_hits:
         return False
     discriminating = when_hits & {"when.quantization", "when.flags", "when.gpu", "when.compute_capability", "when.platform"}
     if not rm.rule.match:
         return bool(discriminating) or "when.engine_version" in when_hits
-    # the rule expects crash evidence the log lacks: only with a crash whose details are missing
-    return crashed and bool(discriminating)
+    return bool(discriminating)
 
 
 def rank(findings: list[Finding]) -> list[Finding]:

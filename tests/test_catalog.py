@@ -1,0 +1,119 @@
+"""Rule validation: every problem names file, line and field; messages are tested word for word."""
+
+import pytest
+
+from qwen3doctor.catalog import load_catalog
+from qwen3doctor.errors import RuleError
+
+GOOD = """\
+title: A test rule
+status: likely
+references: [vllm#1]
+match:
+  message: ['size_n = \\d+ is not divisible']
+cause: Something specific.
+fixes:
+  - title: Do the thing
+    command: vllm serve {model} {serve_args}
+    cost: none
+tests:
+  match: [{text: "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64"}]
+  no_match: [{text: "RuntimeError: CUDA error: an illegal memory access was encountered"}]
+"""
+
+
+def load_one(tmp_path, text, name="x.yaml", engine="vllm"):
+    d = tmp_path / "rules" / engine
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_text(text)
+    return load_catalog([tmp_path / "rules"])
+
+
+def problems(tmp_path, text, **kw):
+    with pytest.raises(RuleError) as exc:
+        load_one(tmp_path, text, **kw)
+    return [p.split("rules/vllm/", 1)[-1] for p in exc.value.problems]
+
+
+def test_a_good_rule_loads_and_compiles(tmp_path):
+    cat = load_one(tmp_path, GOOD)
+    rule = cat.rules["x"]
+    assert rule.engines == ("vllm",) and rule.match[0][0].kind == "message"
+    assert cat.by_reference["vllm#1"] == ["x"]
+
+
+def test_unknown_field_with_did_you_mean(tmp_path):
+    text = GOOD.replace("match:\n  message:", "match:\n  frames: [foo]\n  mesage:")
+    assert problems(tmp_path, text) == ['x.yaml:6: match.mesage: unknown field "mesage" (did you mean "message"?)']
+
+
+def test_top_level_typo_and_missing_field_are_both_reported(tmp_path):
+    text = GOOD.replace("title: A test rule\n", "titel: A test rule\n")
+    assert problems(tmp_path, text) == [
+        'x.yaml:1: titel: unknown field "titel" (did you mean "title"?)',
+        "x.yaml:1: title: missing required field",
+    ]
+
+
+def test_invalid_regex_names_line_and_item(tmp_path):
+    text = GOOD.replace("match:\n  message: ['size_n = \\d+ is not divisible']", "match:\n  frames: [ok_name, 'bad(']")
+    (p,) = problems(tmp_path, text)
+    assert p.startswith("x.yaml:5: match.frames[1]: invalid regex 'bad(':")
+
+
+def test_bad_status_family_reference_and_version(tmp_path):
+    text = GOOD.replace("status: likely", "status: maybe").replace("references: [vllm#1]", "references: [vllm-1]")
+    text = text.replace("cause:", "families: [qwen35]\nwhen:\n  engine_version: '>=abc'\ncause:")
+    got = problems(tmp_path, text)
+    assert got == [
+        "x.yaml:2: status: must be one of confirmed, likely, unconfirmed, not 'maybe'",
+        "x.yaml:3: references[0]: 'vllm-1' is not vllm#N, sglang#N or owner/repo#N",
+        'x.yaml:6: families[0]: unknown family \'qwen35\' (did you mean "qwen3.5"?)',
+        "x.yaml:8: when.engine_version: not a PEP 440 version range: '>=abc'",
+    ]
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    (p,) = problems(tmp_path, GOOD.replace("cause: Something specific.", 'cause: "unclosed\n'))
+    assert p.startswith("x.yaml:") and "invalid YAML" in p
+
+
+def test_yaml_aliases_are_refused(tmp_path):
+    bomb = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n"
+    assert problems(tmp_path, bomb) == ["x.yaml:1: anchors and aliases are not allowed in rule files"]
+
+
+def test_oversized_rule_file_is_refused(tmp_path):
+    (p,) = problems(tmp_path, GOOD + "notes: |\n" + ("  filler text\n" * 30000))
+    assert "over the 262144 byte limit" in p
+
+
+def test_all_problems_of_all_files_are_collected(tmp_path):
+    d = tmp_path / "rules" / "vllm"
+    d.mkdir(parents=True)
+    (d / "a.yaml").write_text(GOOD.replace("status: likely", "status: nope"))
+    (d / "b.yaml").write_text(GOOD.replace("title: A test rule", "title: ''"))
+    with pytest.raises(RuleError) as exc:
+        load_catalog([tmp_path / "rules"])
+    assert len(exc.value.problems) == 2
+
+
+def test_a_user_rule_with_a_bundled_id_replaces_it(tmp_path):
+    (tmp_path / "one" / "vllm").mkdir(parents=True)
+    (tmp_path / "two" / "vllm").mkdir(parents=True)
+    (tmp_path / "one" / "vllm" / "x.yaml").write_text(GOOD)
+    (tmp_path / "two" / "vllm" / "x.yaml").write_text(GOOD.replace("A test rule", "Replaced"))
+    cat = load_catalog([tmp_path / "one", tmp_path / "two"])
+    assert cat.rules["x"].title == "Replaced"
+
+
+def test_disable_and_aliases(tmp_path):
+    cat = load_one(tmp_path, GOOD.replace("status: likely", "status: likely\naliases: [old-x]"))
+    assert cat.lookup("old-x").id == "x"
+    assert "x" not in load_catalog([tmp_path / "rules"], disable=["x"]).rules
+
+
+def test_generic_messages_are_marked(tmp_path):
+    text = GOOD.replace("['size_n = \\d+ is not divisible']", "['illegal memory access']")
+    assert load_one(tmp_path, text).rules["x"].match[0][0].generic
+    assert not load_one(tmp_path, GOOD, name="y.yaml").rules["y"].match[0][0].generic

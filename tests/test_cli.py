@@ -1,0 +1,166 @@
+"""The command line as a user meets it: exit codes, JSON contract, explain, bad input."""
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXAMPLES
+
+EXAMPLE = EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
+
+
+def run(*args, stdin=None, env=None):
+    full_env = dict(os.environ, NO_COLOR="1", **(env or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "qwen3doctor.cli", *args], input=stdin, capture_output=True, text=True, env=full_env,
+        timeout=120,
+    )
+
+
+def test_version():
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("qwen3doctor ")
+
+
+def test_diagnose_example_finds_the_gdn_crash_exit_1():
+    r = run("diagnose", str(EXAMPLE))
+    assert r.returncode == 1, r.stderr
+    assert "gdn-cudagraph-illegal-memory-access" in r.stdout and "vllm#34948" in r.stdout
+    assert "--enforce-eager" in r.stdout
+    assert "top: gdn-cudagraph-illegal-memory-access" in r.stderr
+
+
+def test_json_contract():
+    r = run("diagnose", str(EXAMPLE), "--format", "json")
+    doc = json.loads(r.stdout)
+    assert doc["schema_version"] == 1 and doc["source"] == str(EXAMPLE)
+    assert set(doc) >= {"environment", "crash", "crashes", "findings", "next_steps", "warnings"}
+    assert doc["environment"]["engine"] == {"value": "vllm", "source": "log"}
+    crash = doc["crash"]
+    assert set(crash) >= {"class", "exception_type", "message", "process", "frames"}
+    assert crash["frames"][-1]["function"] == "fi_chunk_gated_delta_rule"
+    top = doc["findings"][0]
+    assert set(top) >= {"rule_id", "title", "status", "score", "confidence", "families", "references", "evidence", "fixes", "fixed_in"}
+    assert top["rule_id"] == "gdn-cudagraph-illegal-memory-access" and 0 < top["score"] <= 1
+    assert all(set(e) == {"clause", "state", "text"} for e in top["evidence"])
+    assert all(set(f) == {"title", "command", "cost"} for f in top["fixes"])
+
+
+def test_several_inputs_give_json_lines_and_the_combined_exit_code(tmp_path):
+    clean = tmp_path / "clean.log"
+    clean.write_text("(APIServer pid=1) INFO 05-05 12:00:00 [api_server.py:1] Starting vLLM API server on http://0.0.0.0:8000\n")
+    r = run("diagnose", str(EXAMPLE), str(clean), "--format", "json")
+    docs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [d["verdict"] for d in docs] == ["finding", "no-crash"] and r.returncode == 1
+    r = run("diagnose", str(clean), str(tmp_path / "missing.log"))
+    assert r.returncode == 2 and "missing.log: no such file" in r.stderr
+
+
+def test_exit_codes_clean_unexplained_and_empty(tmp_path):
+    clean = tmp_path / "clean.log"
+    clean.write_text("INFO 05-05 12:00:00 [api_server.py:1] Application startup complete.\n")
+    assert run("diagnose", str(clean)).returncode == 0
+    odd = tmp_path / "odd.log"
+    odd.write_text('Traceback (most recent call last):\n  File "/x/mything.py", line 3, in frobnicate\n    zap()\nZeroDivisionError: division by zero\n')
+    r = run("diagnose", str(odd))
+    assert r.returncode == 3 and "no rule explains" in r.stdout and "frobnicate" in r.stdout
+    r = run("diagnose", "-", stdin="   \n\n")
+    assert r.returncode == 0 and "Nothing to diagnose" in r.stdout
+
+
+def test_pipe_and_gzip(tmp_path):
+    r = run("diagnose", stdin=EXAMPLE.read_text())
+    assert r.returncode == 1 and "vllm#34948" in r.stdout
+    gz = tmp_path / "server.log.gz"
+    gz.write_bytes(gzip.compress(EXAMPLE.read_bytes()))
+    assert run("diagnose", str(gz)).returncode == 1
+
+
+def test_bad_input_is_one_line_never_a_traceback(tmp_path):
+    binary = tmp_path / "weights.bin"
+    binary.write_bytes(os.urandom(4096) + b"\x00" * 64)
+    for args in (["diagnose", str(binary)], ["diagnose", str(tmp_path)], ["diagnose", str(tmp_path / "nope.log")],
+                 ["diagnose", "--format", "xml", str(EXAMPLE)], ["explain", "vllm#1"]):
+        r = run(*args)
+        assert r.returncode == 2, args
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    bad_utf8 = tmp_path / "bad.log"
+    bad_utf8.write_bytes(EXAMPLE.read_bytes().replace(b"Worker_TP1", b"Worker\xff\xfeTP1"))
+    assert run("diagnose", str(bad_utf8)).returncode == 1
+
+
+def test_broken_user_rule_names_file_line_and_field(tmp_path):
+    d = tmp_path / "pack" / "vllm"
+    d.mkdir(parents=True)
+    (d / "mine.yaml").write_text("title: Mine\nstatus: likely\nreferences: [vllm#5]\nmatch:\n  functoin: [x]\ncause: c\nfixes: [{title: t}]\ntests: {}\n")
+    r = run("diagnose", str(EXAMPLE), "--rules", str(tmp_path / "pack"))
+    assert r.returncode == 2
+    assert 'mine.yaml:5: match.functoin: unknown field "functoin" (did you mean "frames"?)' in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_explain_by_reference_url_and_id():
+    a = run("explain", "vllm#34948")
+    b = run("explain", "https://github.com/vllm-project/vllm/issues/34948")
+    c = run("explain", "gdn-cudagraph-illegal-memory-access")
+    assert a.returncode == b.returncode == c.returncode == 0
+    assert a.stdout == b.stdout == c.stdout
+    order = [a.stdout.index(h) for h in ("Status:", "Engines:", "Families:", "Cause:", "Fixes:", "Fixed in:", "References:")]
+    assert order == sorted(order)
+    j = json.loads(run("explain", "vllm#34948", "--format", "json").stdout)
+    assert j["id"] == "gdn-cudagraph-illegal-memory-access" and "vllm#34948" in j["references"]
+
+
+def test_explain_unknown_key_suggests_close_ones():
+    r = run("explain", "gdn-cudagraph-ilegal-memory-access")
+    assert r.returncode == 2 and "Did you mean: gdn-cudagraph-illegal-memory-access" in r.stderr
+
+
+def test_why_shows_every_clause():
+    r = run("diagnose", str(EXAMPLE), "--why", "gdn-null-block-id-cudagraph-padding")
+    assert "match.message" in r.stdout and any(s in r.stdout for s in ("hit", "miss", "unknown"))
+
+
+def test_overrides_change_the_environment():
+    r = run("diagnose", str(EXAMPLE), "--format", "json", "--engine-version", "0.99.0", "--gpu", "NVIDIA GeForce RTX 5090")
+    env = json.loads(r.stdout)["environment"]
+    assert env["engine_version"] == {"value": "0.99.0", "source": "option"}
+    assert env["compute_capability"]["value"] == "12.0"
+
+
+def test_rules_commands():
+    assert run("rules", "lint").returncode == 0
+    listing = run("rules", "list", "--format", "json")
+    rows = json.loads(listing.stdout)
+    assert any(r["id"] == "gdn-cudagraph-illegal-memory-access" for r in rows)
+
+
+def test_rules_new_writes_a_skeleton_that_lint_flags(tmp_path):
+    r = run("rules", "new", "vllm", "my-crash", "--root", str(tmp_path))
+    assert r.returncode == 0 and (tmp_path / "vllm" / "my-crash.yaml").exists()
+    r = run("rules", "lint", str(tmp_path / "vllm" / "my-crash.yaml"))
+    assert r.returncode == 2 and "references" in r.stderr
+
+
+def test_terminal_with_no_args_prints_usage_and_exits_2():
+    pytest.importorskip("pty")
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # child: stdin is a terminal
+        os.execv(sys.executable, [sys.executable, "-m", "qwen3doctor.cli", "diagnose"])
+    out = b""
+    try:
+        while True:
+            chunk = os.read(fd, 1024)
+            if not chunk:
+                break
+            out += chunk
+    except OSError:
+        pass
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 2 and b"usage" in out

@@ -1,0 +1,158 @@
+from qwen3doctor.diagnose import Overrides, merge_environment
+from qwen3doctor.environment import EnvCollector, split_top_level
+from qwen3doctor.model import Fact
+from qwen3doctor.prefixes import peel
+
+
+def env_of(text, overrides=None):
+    c = EnvCollector()
+    for line in text.splitlines():
+        proc, body = peel(line)
+        c.feed(body, proc)
+    return merge_environment(c, overrides or Overrides())
+
+
+def test_collect_env_new_layout():
+    env = env_of("""\
+==============================
+        System Info
+==============================
+OS                           : Ubuntu 22.04.5 LTS (x86_64)
+PyTorch version              : 2.10.0+cu129
+CUDA used to build PyTorch   : 12.9
+CUDA runtime version         : 12.9.86
+GPU models and configuration : GPU 0: NVIDIA H200 NVL
+Nvidia driver version        : 565.57.01
+vLLM Version                 : 0.16.0rc2.dev294+g6a7b85d94 (git sha: 6a7b85d94)
+[pip3] transformers==4.57.6
+[pip3] flashinfer-python==0.6.3
+""")
+    assert env.get("engine") == "vllm"
+    assert env.get("engine_version") == "0.16.0rc2.dev294+g6a7b85d94"
+    assert env.get("torch") == "2.10.0+cu129" and env.get("cuda") == "12.9.86"
+    assert env.get("gpu") == "NVIDIA H200 NVL" and env.get("compute_capability") == "9.0"
+    assert env.get("transformers") == "4.57.6" and env.get("flashinfer") == "0.6.3"
+
+
+def test_collect_env_old_layout_and_gpu_list():
+    env = env_of("""\
+PyTorch version: 2.5.1+cu124
+Is debug build: False
+CUDA used to build PyTorch: 12.4
+GPU models and configuration:
+GPU 0: NVIDIA A100-SXM4-80GB
+GPU 1: NVIDIA A100-SXM4-80GB
+Nvidia driver version: 550.54.15
+vLLM Version: 0.7.3
+[pip3] torch==2.5.1
+[pip3] transformers==4.51.3
+""")
+    assert env.get("engine_version") == "0.7.3" and env.get("torch") == "2.5.1+cu124"
+    assert env.get("gpu", ).startswith("NVIDIA A100") and env.get("compute_capability") == "8.0"
+    assert env.get("gpu_count") == 2
+
+
+def test_sglang_check_env():
+    env = env_of("""\
+Python: 3.12.3 (main, Jan 22 2026, 20:57:42) [GCC 13.3.0]
+CUDA available: True
+GPU 0,1,2,3,4,5,6,7: NVIDIA B200
+GPU 0,1,2,3,4,5,6,7 Compute Capability: 10.0
+NVCC: Cuda compilation tools, release 12.9, V12.9.86
+PyTorch: 2.9.1+cu129
+sglang: 0.5.9
+sgl_kernel: 0.3.21
+flashinfer_python: 0.6.3
+vllm: Module Not Found
+""")
+    assert env.get("engine") == "sglang" and env.get("engine_version") == "0.5.9"
+    assert env.get("gpu") == "NVIDIA B200" and env.get("gpu_count") == 8
+    assert env.get("compute_capability") == "10.0" and env.get("cuda") == "12.9"
+
+
+def test_vllm_engine_config_nested_values_split_outside_brackets():
+    env = env_of(
+        "(EngineCore_DP0 pid=412) INFO 02-21 08:51:27 [core.py:97] Initializing a V1 LLM engine (v0.11.2) with config: "
+        "model='Qwen/Qwen3-Next-80B-A3B-Instruct-FP8', speculative_config=None, dtype=torch.bfloat16, max_seq_len=32768, "
+        "tensor_parallel_size=4, pipeline_parallel_size=1, quantization=fp8, enforce_eager=False, "
+        "compilation_config={'level': 3, 'cudagraph_mode': <CUDAGraphMode.PIECEWISE: 1>, 'sizes': [1, 2, 4]}, seed=0"
+    )
+    assert env.get("engine_version") == "0.11.2"
+    assert env.get("model") == "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8"
+    assert env.get("family") == "qwen3-next" and env.get("quantization") == "fp8-block"
+    assert env.get("tp") == 4 and env.get("max_model_len") == 32768
+    assert "--enforce-eager" not in env.flags and "--compilation-config" in env.flags
+    assert split_top_level("a=1, b=[1, 2], c={'x': (1, 2)}") == ["a=1", "b=[1, 2]", "c={'x': (1, 2)}"]
+
+
+def test_non_default_args_and_served_model():
+    env = env_of("(APIServer pid=1) INFO 05-05 12:36:59 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-30B-A3B-GPTQ-Int4', "
+                 "'tensor_parallel_size': 2, 'enforce_eager': True, 'quantization': 'gptq_marlin'}")
+    assert env.get("family") == "qwen3-moe" and env.get("quantization") == "gptq-int4"
+    assert "--enforce-eager" in env.flags and env.get("cuda_graphs") == "off"
+
+
+def test_sglang_server_args():
+    env = env_of("[2025-09-18 16:17:20] server_args=ServerArgs(model_path='Qwen/Qwen3-235B-A22B-FP8', tokenizer_path='Qwen/Qwen3-235B-A22B-FP8', "
+                 "tp_size=8, quantization=None, disable_cuda_graph=False, speculative_algorithm='EAGLE', enable_dp_attention=True)")
+    assert env.get("engine") == "sglang" and env.get("model") == "Qwen/Qwen3-235B-A22B-FP8"
+    assert env.get("tp") == 8 and env.get("family") == "qwen3-moe" and env.get("quantization") == "fp8-block"
+    assert "--speculative-algorithm" in env.flags and "--enable-dp-attention" in env.flags
+    assert "--disable-cuda-graph" not in env.flags
+
+
+def test_serve_command_with_continuations_and_flattened_backslashes():
+    env = env_of("""\
+python -m sglang.launch_server \\
+  --model-path /models/Qwen/Qwen3-VL-235B-A22B-Instruct \\
+  --tp-size 4 \\
+  --moe-a2a-backend deepep
+""")
+    assert env.get("engine") == "sglang" and env.get("family") == "qwen3-vl" and env.get("tp") == 4
+    assert "--moe-a2a-backend" in env.flags
+    env = env_of("vllm serve Qwen3.5-27B-GPTQ-Int4 \\ --language-model-only \\ --reasoning-parser qwen3 \\ --speculative-config '{\"method\":\"qwen3_next_mtp\"}'")
+    assert env.get("model") == "Qwen3.5-27B-GPTQ-Int4" and env.get("family") == "qwen3.5"
+    assert env.get("quantization") == "gptq-int4" and "--speculative-config" in env.flags
+
+
+def test_kubernetes_args_list_and_docker_image_tag():
+    env = env_of("""\
+    image: vllm/vllm-openai:v0.10.2
+    command:
+      - vllm
+      - serve
+      - /mnt/models/qwen3-next
+      - --tensor-parallel-size
+      - "4"
+      - --speculative-config
+      - '{"method":"qwen3_next_mtp","num_speculative_tokens":2}'
+(Worker_TP2 pid=568) INFO 09-15 04:42:14 [custom_all_reduce.py:203] Registering 10392 cuda graph addresses
+""")
+    assert env.get("engine") == "vllm" and env.get("engine_version") == "0.10.2"
+    assert env.get("family") == "qwen3-next" and env.get("tp") == 4 and "--speculative-config" in env.flags
+
+
+def test_precedence_options_over_env_file_over_log_with_conflicts_shown():
+    log = "vLLM Version                 : 0.11.0\nvllm serve Qwen/Qwen3-8B --max-model-len 8192\n"
+    ov = Overrides(options={"engine_version": "0.12.0"}, env_file={"vllm": Fact("0.11.1", "env-file x")})
+    env = env_of(log, ov)
+    assert env.get("engine_version") == "0.12.0" and env.facts["engine_version"].source == "option"
+    assert any("0.11.0" in c and "env file wins" in c for c in env.conflicts)
+    env = env_of(log, Overrides(env_file={"vllm": Fact("0.11.1", "env-file x")}))
+    assert env.get("engine_version") == "0.11.1"
+    env = env_of(log, Overrides(options={"model": "Qwen/Qwen3.5-27B-FP8"}))
+    assert env.get("family") == "qwen3.5" and env.get("quantization") == "fp8-block"
+
+
+def test_nvidia_smi_and_wheel_names():
+    env = env_of("""\
+vllm-0.15.2rc1.dev93+g11a4c9d30.cu128-cp312-cp312-linux_x86_64.whl
+|   0  NVIDIA GeForce RTX 5090        On  |   00000000:01:00.0 Off |                  N/A |
+""")
+    assert env.get("engine_version") == "0.15.2rc1.dev93+g11a4c9d30.cu128"
+    assert env.get("gpu") == "NVIDIA GeForce RTX 5090" and env.get("compute_capability") == "12.0"
+
+
+def test_not_a_qwen_model_is_family_other():
+    env = env_of("python3 -m sglang.launch_server --model-path nvidia/DeepSeek-V3-0324-FP4 --quantization modelopt_fp4 --tp-size 4")
+    assert env.get("family") == "other" and env.get("quantization") == "nvfp4"
