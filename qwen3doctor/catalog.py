@@ -8,7 +8,9 @@ before `load_catalog` raises RuleError.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ import yaml
 
 from . import vocab
 from .errors import RuleError
+from .anchors import compile_pattern, gate_of, literal_anchors
 from .model import Clause, Fix, Rule
 from .versions import compile_range
 
@@ -79,8 +82,17 @@ class Catalog:
     rules: dict[str, Rule] = field(default_factory=dict)
     by_alias: dict[str, str] = field(default_factory=dict)
     by_reference: dict[str, list[str]] = field(default_factory=dict)
-    log_patterns: Any = None  # one compiled alternation of every `log` pattern, for the line prefilter
     warnings: list[str] = field(default_factory=list)
+
+    def clauses(self, kinds: tuple[str, ...] = ("frames", "exception", "message", "log")):
+        for rule in self.rules.values():
+            for alternative in rule.match:
+                for clause in alternative:
+                    if clause.kind in kinds:
+                        yield rule, clause
+            for clause in rule.supports:
+                if clause.kind in kinds:
+                    yield rule, clause
 
     def lookup(self, key: str) -> Rule | None:
         if key in self.rules:
@@ -113,14 +125,17 @@ def _plain(node: yaml.Node, problems: list[str], where: str) -> Any:
     if isinstance(node, yaml.SequenceNode):
         items = [_plain(item, problems, where) for item in node.value]
         return _Node(items, node.start_mark.line + 1, {i: item.start_mark.line + 1 for i, item in enumerate(node.value)})
-    constructor = yaml.SafeLoader(" ")
+    return _Node(_scalar(node), node.start_mark.line + 1)
+
+
+_CONSTRUCTOR = yaml.SafeLoader("")
+
+
+def _scalar(node: yaml.Node) -> Any:
     try:
-        value = constructor.construct_object(node)
+        return _CONSTRUCTOR.construct_object(node, deep=True)
     except yaml.YAMLError:
-        value = node.value
-    finally:
-        constructor.dispose()
-    return _Node(value, node.start_mark.line + 1)
+        return node.value
 
 
 def _unwrap(node: Any) -> Any:
@@ -131,6 +146,26 @@ def _unwrap(node: Any) -> Any:
             return [_unwrap(v) for v in node.value]
         return node.value
     return node
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _first_alias(root: yaml.Node | None) -> int | None:
+    """The line of the first node reached twice (an alias), without expanding anything."""
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return node.start_mark.line + 1
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack.extend((k, v))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
 
 
 def read_rule_file(path: Path, display: str) -> tuple[_Node | None, list[str]]:
@@ -147,17 +182,16 @@ def read_rule_file(path: Path, display: str) -> tuple[_Node | None, list[str]]:
     except OSError as exc:
         return None, [f"{display}: cannot read ({exc.strerror})"]
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                line = event.start_mark.line + 1
-                return None, [f"{display}:{line}: anchors and aliases are not allowed in rule files"]
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         return None, [f"{display}:{line}: invalid YAML: {exc.problem or exc.context}"]
     except yaml.YAMLError as exc:
         return None, [f"{display}: invalid YAML: {exc}"]
+    alias_line = _first_alias(node)
+    if alias_line:
+        return None, [f"{display}:{alias_line}: anchors and aliases are not allowed in rule files"]
     if node is None:
         return None, [f"{display}:1: empty rule file"]
     problems: list[str] = []
@@ -209,10 +243,10 @@ class _Checker:
                 out.append((item.value, item.line))
         return out
 
-    def pattern(self, source: str, path: str, line: int, *, full: bool = False) -> Any:
+    def pattern(self, source: str, path: str, line: int, *, kind: str = "plain") -> Any:
         try:
-            return regex.compile(source if not full else f"(?:{source})")
-        except (regex.error, OverflowError, RecursionError) as exc:
+            return compile_pattern(kind, source)
+        except (regex.error, OverflowError, RecursionError, ValueError) as exc:
             self.err(line, path, f"invalid regex {source!r}: {exc}")
             return None
 
@@ -248,20 +282,24 @@ def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
             continue
         items = c.strings(node.value[kind], f"{prefix}{kind}", node.lines[kind])
         compiled, sources = [], []
+        anchors: list[tuple[str, bool]] | None = []
+        gates = []
         for i, (source, line) in enumerate(items):
             path = f"{prefix}{kind}[{i}]" if isinstance(node.value[kind].value, list) else f"{prefix}{kind}"
-            if kind == "frames":
-                pat = c.pattern(source, path, line, full=True)
-            elif kind == "exception":
-                pat = c.pattern(rf"(?:(?:[\w]+\.|.*::)*)(?:{source})", path, line)
-            else:
-                pat = c.pattern(source, path, line)
+            pat = c.pattern(source, path, line, kind=kind)
             if pat is not None:
                 compiled.append(pat)
                 sources.append(source)
+                gates.append(gate_of(source))
+                found = literal_anchors(source)
+                if found is None or anchors is None:
+                    anchors = None
+                else:
+                    anchors.extend(found)
         if compiled:
             generic = kind in ("message", "exception") and _is_generic(kind, tuple(compiled))
-            out.append(Clause(kind, tuple(compiled), tuple(sources), generic))
+            out.append(Clause(kind, tuple(sources), generic, tuple(sorted(set(anchors))) if anchors is not None else None,
+                              tuple(gates)))
         elif not items and node.value[kind].value in ([], None):
             c.err(node.lines[kind], f"{prefix}{kind}", "is empty")
     return tuple(out)
@@ -368,9 +406,8 @@ def _when(c: _Checker, node: _Node | None) -> tuple[dict, dict]:
     if "gpu" in v:
         src = c.string(v["gpu"], "when.gpu", ln("gpu", 1))
         if src:
-            pat = c.pattern(src, "when.gpu", ln("gpu", 1))
-            if pat is not None:
-                out["gpu"] = pat
+            if c.pattern(src, "when.gpu", ln("gpu", 1)) is not None:
+                out["gpu"] = src
     for key in ("flags", "not_flags"):
         if key in v:
             flags = [f for f, _ in c.strings(v[key], f"when.{key}", ln(key, 1))]
@@ -389,9 +426,8 @@ def _when(c: _Checker, node: _Node | None) -> tuple[dict, dict]:
             for key, item in env_node.value.items():
                 src = c.string(item, f"when.env.{key}", env_node.lines.get(key, env_node.line))
                 if src:
-                    pat = c.pattern(src, f"when.env.{key}", env_node.lines.get(key, env_node.line))
-                    if pat is not None:
-                        compiled[key] = pat
+                    if c.pattern(src, f"when.env.{key}", env_node.lines.get(key, env_node.line)) is not None:
+                        compiled[key] = src
             out["env"] = compiled
     return out, raw
 
@@ -496,8 +532,16 @@ def rule_dirs(extra: list[str] | None = None, *, bundled: bool = True) -> list[P
     return dirs
 
 
-def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: bool = True) -> Catalog:
-    """Load every rule under dirs (later dirs replace earlier ones' rules with the same id)."""
+CACHE_ENV = "QWEN3DOCTOR_NO_CACHE"
+CACHE_KEEP = 8
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "qwen3doctor"
+
+
+def _compile_all(dirs: list[Path]) -> tuple[dict[str, Rule], dict[str, str], list[str]]:
     problems: list[str] = []
     rules: dict[str, Rule] = {}
     origin: dict[str, str] = {}
@@ -518,6 +562,59 @@ def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: 
             seen_here[rule.id] = display
             rules[rule.id] = rule
             origin[rule.id] = display
+    return rules, origin, problems
+
+
+def _cache_key(dirs: list[Path]) -> str:
+    """Keyed by the rules' content (and where they are shown from), so an edit is never served stale."""
+    from . import __version__
+
+    h = hashlib.sha256(f"{__version__}\0{Path.cwd()}\0".encode())
+    for module in sorted(Path(__file__).resolve().parent.glob("*.py")):  # the code that compiles rules
+        st = module.stat()
+        h.update(f"{module.name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    for d in dirs:
+        h.update(f"dir\0{d.resolve() if d.exists() else d}\0".encode())
+        if not d.exists():
+            continue
+        for path, engine_dir in rule_files(d):
+            h.update(f"{path}\0{engine_dir}\0".encode())
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                h.update(b"\0unreadable")
+    return h.hexdigest()[:32]
+
+
+def _cached_compile(dirs: list[Path], use_cache: bool):
+    if not use_cache or os.environ.get(CACHE_ENV):
+        return _compile_all(dirs)
+    key = _cache_key(dirs)
+    target = cache_dir() / f"catalog-{key}.pickle"
+    try:
+        with open(target, "rb") as fh:
+            return pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        pass
+    result = _compile_all(dirs)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, target)
+        old = sorted(target.parent.glob("catalog-*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[CACHE_KEEP:]:
+            stale.unlink(missing_ok=True)
+    except OSError:
+        pass  # a read-only home is no reason to fail
+    return result
+
+
+def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: bool = True, cache: bool = True) -> Catalog:
+    """Load every rule under dirs (later dirs replace earlier ones' rules with the same id)."""
+    rules, origin, problems = _cached_compile(dirs, cache)
+    problems = list(problems)
     catalog = Catalog()
     disabled = set(disable or ())
     for rule_id, rule in rules.items():
@@ -533,10 +630,6 @@ def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: 
     if problems and strict:
         raise RuleError(problems)
     catalog.warnings.extend(problems)
-    patterns = [src for r in catalog.rules.values() for alt in r.match for cl in alt if cl.kind == "log" for src in cl.sources]
-    patterns += [src for r in catalog.rules.values() for cl in r.supports if cl.kind == "log" for src in cl.sources]
-    if patterns:
-        catalog.log_patterns = regex.compile("|".join(f"(?:{p})" for p in sorted(set(patterns))))
     return catalog
 
 

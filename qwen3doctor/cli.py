@@ -244,10 +244,16 @@ def explain(
 def rules_list(
     fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     rules: Optional[List[str]] = RULES_OPT,
+    write_readme: Optional[Path] = typer.Option(None, "--write-readme", help="Rewrite the covered-crashes table in this README."),
 ) -> None:
-    from .ruletools import rules_markdown, rules_table
+    from .ruletools import readme_with_table, rules_markdown, rules_table
 
     catalog = _catalog(rules, None)
+    if write_readme is not None:
+        text = write_readme.read_text(encoding="utf-8")
+        write_readme.write_text(readme_with_table(text, rules_markdown(catalog)), encoding="utf-8")
+        _err(f"{write_readme}: table of {len(catalog.rules)} rules written")
+        return
     if fmt == "json":
         print(json.dumps(rules_table(catalog), indent=2))
     elif fmt == "markdown":
@@ -282,18 +288,8 @@ def _paths_catalog(paths: list[str] | None):
         catalog.by_reference.setdefault(ref, [])
         catalog.by_reference[ref] = sorted(set(catalog.by_reference[ref]) | set(ids))
     catalog.by_alias.update(named.by_alias)
-    if named.log_patterns is not None:
-        catalog.log_patterns = _join(catalog.log_patterns, named.log_patterns)
     only = {f.stem for p in paths for f, _ in rule_files(Path(p))}
     return catalog, only
-
-
-def _join(a, b):
-    import regex
-
-    if a is None:
-        return b
-    return regex.compile(f"(?:{a.pattern})|(?:{b.pattern})")
 
 
 @rules_app.command("lint", help="Validate rules: schema, regexes, ids, references, tests present. Every problem names file, line and field.")

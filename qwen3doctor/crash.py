@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-import regex
+import re
 
 from .model import Crash, Frame
 
@@ -18,26 +18,26 @@ MAX_CRASHES = 400  # distinct crashes kept per log
 MAX_MESSAGE = 2000  # characters kept of one message
 MAX_CONTINUATION = 12  # lines of a multi-line exception message
 
-_TB_HEAD = regex.compile(r"Traceback \(most recent call last\):?\s*$")
-_FRAME = regex.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>[^\s(]+))?')
-_CARET = regex.compile(r"^\s*[\^~\s]+$")
-_EXC = regex.compile(
+_TB_HEAD = re.compile(r"Traceback \(most recent call last\):?\s*$")
+_FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>[^\s(]+))?')
+_CARET = re.compile(r"^\s*[\^~\s]+$")
+_EXC = re.compile(
     r"^(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
 )
-_EXC_NAME = regex.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
+_EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
 # advice lines torch prints under every CUDA error: not part of what went wrong
-BOILERPLATE = regex.compile(
+BOILERPLATE = re.compile(
     r"^(?:Search for `cuda\w+'|CUDA kernel errors might be asynchronously|For debugging consider passing|"
     r"Compile with `?TORCH_USE_CUDA_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
     r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
 )
-_CHAIN = regex.compile(
+_CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
     r"The above exception was the direct cause of the following exception"
 )
 
 # Crash lines that need no traceback around them.
-_STANDALONE = regex.compile(
+_STANDALONE = re.compile(
     r"(?P<m>CUDA error: .+|HIP error: .+|CUDA out of memory.*|"
     r"NCCL error.*|ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*|"
     r"terminate called after throwing an instance of .+|Fatal Python error: .+|Segmentation fault.*|"
@@ -52,12 +52,12 @@ _STANDALONE = regex.compile(
     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
     r"torch\.\w*(?:Error|Exception)|[A-Z]\w*Error)(?:: .*|\(.*)?$)"
 )
-_QUICK = regex.compile(
+_QUICK = re.compile(
     r"Error|error|Exception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog"
 )
 
-WRAPPER_PATTERNS = regex.compile(
+WRAPPER_PATTERNS = re.compile(
     r"Engine core initialization failed|EngineDeadError|EngineCore encountered an issue|"
     r"EngineGenerateError|Engine process failed to start|Worker failed with error|"
     r"WorkerProc (?:hit an exception|failed to start)|Scheduler hit an exception|"
@@ -66,7 +66,7 @@ WRAPPER_PATTERNS = regex.compile(
     r"ChildProcessError|BrokenProcessPool|Exception in worker \S+ while processing method|"
     r"AsyncLLM output_handler failed"
 )
-CONSEQUENCE_PATTERNS = regex.compile(
+CONSEQUENCE_PATTERNS = re.compile(
     r"TCPStore|recvValue failed|Connection was likely closed|Connection reset by peer|Broken pipe|"
     r"Watchdog caught collective operation timeout|ProcessGroupNCCL.*(?:abort|timeout|Timeout)|"
     r"heartbeat monitor|SIGQUIT received|Child process unexpectedly failed|"
@@ -89,7 +89,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("assertion", r"AssertionError|Assertion error"),
     ("value-error", r"ValueError"),
 )
-_CLASS_RES = tuple((name, regex.compile(p)) for name, p in CLASSES)
+_CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
 
 
 def classify(exception_type: str | None, message: str) -> str:
@@ -101,7 +101,7 @@ def classify(exception_type: str | None, message: str) -> str:
 
 
 def is_exception_type(name: str) -> bool:
-    last = regex.split(r"\.|::", name)[-1]
+    last = re.split(r"\.|::", name)[-1]
     return bool(_EXC_NAME.search(last)) or last in {"KeyError", "StopIteration", "SystemExit", "DGException"}
 
 
@@ -263,7 +263,7 @@ class CrashParser:
         return order(self._crashes)
 
 
-_MASK = regex.compile(r"0x[0-9a-fA-F]+|\d+")
+_MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
 
 def _mask(message: str) -> str:
@@ -282,7 +282,7 @@ def role_of(crash: Crash) -> str:
 
 
 def _is_wrapper_tb(crash: Crash) -> bool:
-    return bool(crash.exception_type) and regex.search(
+    return bool(crash.exception_type) and re.search(
         r"EngineDeadError|EngineGenerateError|Engine core initialization failed|Engine process failed|Worker failed",
         f"{crash.exception_type}: {crash.message}",
     ) is not None

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import environment as envmod
 from .catalog import Catalog
 from .crash import CrashParser
-from .match import PatternTimeout, evaluate
+from .match import Haystack, PatternTimeout, evaluate
 from .model import Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from .prefixes import peel
@@ -35,7 +36,7 @@ def scan_lines(lines: Iterable[str], catalog: Catalog, overrides: Overrides | No
     collector = envmod.EnvCollector()
     kept: list[str] = []
     kept_tail: list[str] = []
-    log_re = catalog.log_patterns
+    keep = LogLineSelector(catalog)
     count = nonblank = 0
     for count, line in enumerate(lines, 1):
         if not line or line.isspace():
@@ -45,7 +46,7 @@ def scan_lines(lines: Iterable[str], catalog: Catalog, overrides: Overrides | No
         process, text = peel(line)
         parser.feed(count, process, text, process is not None)
         collector.feed(text, process)
-        if log_re is not None and log_re.search(text):
+        if keep(text):
             if len(kept) < MAX_KEPT_LINES // 2:
                 kept.append(text)
             else:
@@ -58,6 +59,36 @@ def scan_lines(lines: Iterable[str], catalog: Catalog, overrides: Overrides | No
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, nonblank, tuple(warnings))
+
+
+class LogLineSelector:
+    """Which lines rule `log` clauses may need: those holding one of their literal anchors (or, for a pattern
+    with no anchor, those it matches)."""
+
+    def __init__(self, catalog: Catalog):
+        exact, caseless, loose = set(), set(), []
+        for _rule, clause in catalog.clauses(("log",)):
+            if clause.anchors is None:
+                loose.extend(clause.patterns)
+                continue
+            for literal, nocase in clause.anchors:
+                (caseless if nocase else exact).add(literal)
+        self._exact = re.compile("|".join(map(re.escape, sorted(exact)))) if exact else None
+        self._caseless = re.compile("|".join(map(re.escape, sorted(caseless))), re.I) if caseless else None
+        self._loose = loose
+
+    def __call__(self, text: str) -> bool:
+        if self._exact is not None and self._exact.search(text):
+            return True
+        if self._caseless is not None and self._caseless.search(text):
+            return True
+        for pattern in self._loose:
+            try:
+                if pattern.search(text, timeout=0.05):
+                    return True
+            except TimeoutError:
+                continue
+        return False
 
 
 def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> Environment:
@@ -103,9 +134,10 @@ def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> E
 def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     findings = []
     warnings = list(scan.warnings)
+    hay = Haystack(scan)
     for rule in catalog.rules.values():
         try:
-            rm = evaluate(rule, scan)
+            rm = evaluate(rule, scan, hay)
         except PatternTimeout as exc:
             warnings.append(str(exc))
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-import regex
+import re
 
 from . import vocab
 from .model import Environment, Fact
@@ -19,15 +19,15 @@ from .versions import clean_version, parse_version
 # how much a source is trusted, per kind of line
 P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
 
-_QUICK = regex.compile(
+_QUICK = re.compile(
     r"(?i)vllm|sglang|version|torch|cuda|gpu|nvidia|transformers|flashinfer|triton|model|serve|launch_server|"
     r"qwen|tensor_parallel|tp_size|quantiz|ServerArgs|non-default|config|Compute Capability|\bH\d{2,3}\b|"
     r"\bA\d{2,3}\b|RTX|\bB\d00\b|Instinct|MI\d{3}|Ascend|NCCL|For(?:CausalLM|ConditionalGeneration)|"
     r"speculative|enforce|eager|--|pip|==|NVCC|driver"
 )
 
-_KV = regex.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
-_PIP_ROW = regex.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
+_KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
+_PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
 _PACKAGE_KEYS = {
     "vllm": "vllm", "vllm version": "vllm", "vllm_version": "vllm",
@@ -43,31 +43,31 @@ _PACKAGE_KEYS = {
     "vllm-ascend": "vllm_ascend", "vllm_ascend": "vllm_ascend",
 }
 
-_ENGINE_CONFIG = regex.compile(
+_ENGINE_CONFIG = re.compile(
     r"Initializing an? (?:V1 )?LLM engine \(v(?P<ver>[^)]+)\) with config: (?P<cfg>.*)|"
     r"Dumping input data for V1 LLM engine \(v(?P<ver2>[^)]+)\) with config: (?P<cfg2>.*)"
 )
-_VLLM_VERSION = regex.compile(r"vLLM API server version (?P<v>\S+)|\bvllm[=\s:-]+(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)", regex.I)
-_SGLANG_VERSION = regex.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", regex.I)
-_IMAGE = regex.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
-_NON_DEFAULT = regex.compile(r"non-default args: (?P<d>\{.*\})")
-_SERVER_ARGS = regex.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
-_SERVE = regex.compile(
+_VLLM_VERSION = re.compile(r"vLLM API server version (?P<v>\S+)|\bvllm[=\s:-]+(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)", re.I)
+_SGLANG_VERSION = re.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
+_IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
+_NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
+_SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
+_SERVE = re.compile(
     r"(?:^|[\s;&|$#>])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
     r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server)\b.*)"
 )
-_DOCKER_VLLM = regex.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
-_YAML_ITEM = regex.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
-_ARCH = regex.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
-_MODEL_ID = regex.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", regex.I)
-_GPU_NAME = regex.compile(
+_DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
+_YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
+_ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
+_MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", re.I)
+_GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
 )
-_GPU_COUNT = regex.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
-_CC = regex.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|sm_?(?P<sm>\d{2,3})\b|\(sm(?P<sm2>\d{2,3})\)")
-_CUDA_IN_SMI = regex.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
-_NVCC = regex.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
+_GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
+_CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|sm_?(?P<sm>\d{2,3})\b|\(sm(?P<sm2>\d{2,3})\)")
+_CUDA_IN_SMI = re.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
+_NVCC = re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
 
 _FLAG_ALIASES = {
     "-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
@@ -160,7 +160,7 @@ class EnvCollector:
         if process:
             if process.startswith(("EngineCore", "VllmWorker", "Worker_", "APIServer", "RayWorkerWrapper")):
                 self.vote_engine("vllm")
-            elif regex.match(r"(?:DP\d+ )?(?:PP\d+ )?TP\d+", process):
+            elif re.match(r"(?:DP\d+ )?(?:PP\d+ )?TP\d+", process):
                 self.vote_engine("sglang")
         if self._pending_command is not None:
             stripped = text.strip()
@@ -291,9 +291,9 @@ class EnvCollector:
                 value = f"{sm[:-1]}.{sm[-1]}" if sm and "sm" in text and not text.lstrip().startswith("File") else None
             if value:
                 self.put("compute_capability", value, "log", P_LISTING)
-        if regex.search(r"ROCm|HIP error|hipError|rocdevice|HSA_STATUS|gfx9\d\d", text):
+        if re.search(r"ROCm|HIP error|hipError|rocdevice|HSA_STATUS|gfx9\d\d", text):
             self.put("platform", "rocm", "log", P_HINT)
-        elif regex.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend", text):
+        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend", text):
             self.put("platform", "npu", "log", P_HINT)
 
     def _gpu_seen(self, name: str) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import difflib
 
-import regex
+import re
 
 from .catalog import Catalog
 from .errors import UnknownKeyError
 from .model import Rule
 
-_URL = regex.compile(r"^(?:https?://)?(?:www\.)?github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+)/(?:issues|pull|discussions)/(?P<n>\d+)")
+_URL = re.compile(r"^(?:https?://)?(?:www\.)?github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+)/(?:issues|pull|discussions)/(?P<n>\d+)")
 _SHORT = {"vllm-project/vllm": "vllm", "sgl-project/sglang": "sglang"}
 
 
@@ -20,7 +20,7 @@ def normalise_key(key: str) -> str:
     if m:
         repo = f"{m.group('owner')}/{m.group('repo')}"
         return f"{_SHORT.get(repo.lower(), repo)}#{m.group('n')}"
-    m = regex.match(r"^(?P<repo>[\w.-]+(?:/[\w.-]+)?)\s*#\s*(?P<n>\d+)$", key)
+    m = re.match(r"^(?P<repo>[\w.-]+(?:/[\w.-]+)?)\s*#\s*(?P<n>\d+)$", key)
     if m:
         repo = m.group("repo")
         return f"{_SHORT.get(repo.lower(), repo)}#{m.group('n')}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import vocab
+from .anchors import compile_pattern
 from .catalog import PATTERN_TIMEOUT
 from .model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
 from .versions import at_or_past, in_range, parse_version
@@ -39,13 +40,35 @@ def _where(crash: Crash) -> str:
     return f" ({crash.process})" if crash.process else ""
 
 
-def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str) -> Evidence:
+class Haystack:
+    """All text a scan's clauses search, joined once, so a clause whose anchors are absent skips its regexes."""
+
+    def __init__(self, scan: Scan):
+        parts = []
+        for crash in scan.crashes:
+            parts.extend(crash.functions)
+            parts.append(crash.exception_type or "")
+            parts.append(crash.message)
+            for chained in crash.chained:
+                parts.extend((chained.exception_type or "", chained.message))
+        parts.extend(scan.lines)
+        self.text = "\n".join(parts)
+        self.lower = self.text.lower()
+
+    def may_hit(self, clause: Clause) -> bool:
+        if clause.anchors is None:
+            return True
+        return any((lit in self.lower) if nocase else (lit in self.text) for lit, nocase in clause.anchors)
+
+
+def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None) -> Evidence:
     kind = clause.kind
     crashes = [c for c in scan.crashes if c.role != "wrapper"]
+    search = hay is None or hay.may_hit(clause)
     if kind == "frames":
-        for crash in scan.crashes:
+        for crash in scan.crashes if search else ():
             for frame in reversed(crash.frames):
-                for pat, src in zip(clause.patterns, clause.sources):
+                for pat, src in clause.candidates(frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
                         loc = f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}" if frame.file else "?"
                         return Evidence(label, HIT, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}")
@@ -56,8 +79,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str) -> Eviden
         return Evidence(label, UNKNOWN, f"no complete traceback to look for {_names(clause.sources)}")
     if kind == "exception":
         typed = [c for c in crashes if c.exception_type]
-        for crash in typed + list(_chained(typed)):
-            for pat, src in zip(clause.patterns, clause.sources):
+        for crash in typed + list(_chained(typed)) if search else ():
+            for pat, src in clause.candidates(crash.exception_type, crash.exception_type.lower()):
                 if _search(pat, crash.exception_type, rule_id, src, full=True):
                     return Evidence(label, HIT, f"exception `{crash.exception_type}`{_where(crash)}")
         if typed:
@@ -65,9 +88,9 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str) -> Eviden
         return Evidence(label, UNKNOWN, "the log shows no exception type")
     if kind == "message":
         said = [c for c in crashes if c.message or c.exception_type]
-        for crash in said + list(_chained(said)):
+        for crash in said + list(_chained(said)) if search else ():
             text = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
-            for pat, src in zip(clause.patterns, clause.sources):
+            for pat, src in clause.candidates(text, text.lower()):
                 m = _search(pat, text, rule_id, src)
                 if m:
                     return Evidence(label, HIT, f"message “{_short(text)}”{_where(crash)}")
@@ -75,8 +98,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str) -> Eviden
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
     # log
-    for line in scan.lines:
-        for pat, src in zip(clause.patterns, clause.sources):
+    for line in scan.lines if search else ():
+        for pat, src in clause.candidates(line, line.lower()):
             if _search(pat, line, rule_id, src):
                 return Evidence(label, HIT, f"log line “{_short(line)}”")
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
@@ -136,7 +159,7 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         gpu = env.get("gpu")
         if gpu is None:
             out.append(Evidence("when.gpu", UNKNOWN, "GPU not in the log"))
-        elif _search(w["gpu"], str(gpu), rule.id, "when.gpu"):
+        elif _search(compile_pattern("plain", w["gpu"]), str(gpu), rule.id, "when.gpu"):
             out.append(Evidence("when.gpu", HIT, f"GPU {gpu}"))
         else:
             out.append(Evidence("when.gpu", MISS, f"GPU is {gpu}"))
@@ -178,7 +201,7 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         value = env.get(key)
         if value is None:
             out.append(Evidence(f"when.env.{key}", UNKNOWN, f"{key} not in the log"))
-        elif _search(pat, str(value), rule.id, f"when.env.{key}"):
+        elif _search(compile_pattern("plain", pat), str(value), rule.id, f"when.env.{key}"):
             out.append(Evidence(f"when.env.{key}", HIT, f"{key} {value}"))
         else:
             out.append(Evidence(f"when.env.{key}", MISS, f"{key} is {value}"))
@@ -191,14 +214,14 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
     return out
 
 
-def evaluate(rule: Rule, scan: Scan) -> RuleMatch:
+def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
     best: tuple[Evidence, ...] = ()
     best_generic: dict[str, bool] = {}
     rejected = bool(rule.match)
     best_key = (-1, -1)
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
-        states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}") for cl in alternative)
+        states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
         generic = {f"{prefix}.{cl.kind}": cl.generic for cl in alternative}
         if any(s.state == MISS for s in states):
             if rejected and not best:
@@ -208,7 +231,7 @@ def evaluate(rule: Rule, scan: Scan) -> RuleMatch:
         key = (sum(1 for s in hits if not generic[s.clause]), len(hits))
         if rejected or key > best_key:
             best, best_generic, best_key, rejected = states, generic, key, False
-    supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}") for cl in rule.supports)
+    supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)
     generic_all = dict(best_generic)
     generic_all.update({f"supports.{cl.kind}": cl.generic for cl in rule.supports})
     return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)

@@ -108,12 +108,27 @@ class Report:
 
 @dataclass(frozen=True)
 class Clause:
-    """One compiled `match` / `supports` clause: kind (frames, exception, message, log) and its patterns."""
+    """One `match` / `supports` clause: kind (frames, exception, message, log) and its patterns."""
 
     kind: str
-    patterns: tuple[Any, ...]  # compiled `regex` patterns
     sources: tuple[str, ...]  # the patterns as written
-    generic: bool = False  # every pattern also matches a generic crash message
+    generic: bool = False  # every pattern also matches a generic crash message / common exception type
+    anchors: tuple[tuple[str, bool], ...] | None = None  # (literal, caseless) one of which must occur; None: unanchored
+    gates: tuple[Any, ...] = ()  # per source: the literals that must all occur (anchors.gate_of), or None
+
+    @property
+    def patterns(self) -> tuple[Any, ...]:
+        from .anchors import compile_pattern
+
+        return tuple(compile_pattern(self.kind, s) for s in self.sources)
+
+    def candidates(self, text: str, lower: str):
+        """(compiled pattern, source) for the patterns whose literals all occur in text: the rest cannot match."""
+        from .anchors import compile_pattern, gate_open
+
+        for source, gate in zip(self.sources, self.gates or (None,) * len(self.sources)):
+            if gate_open(gate, text, lower):
+                yield compile_pattern(self.kind, source), source
 
 
 @dataclass(frozen=True)

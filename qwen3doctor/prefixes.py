@@ -5,7 +5,7 @@ Each entry: (name, pattern). A pattern's `proc` group, when present, names the p
 
 from __future__ import annotations
 
-import regex
+import re
 
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 
@@ -29,8 +29,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("glog", r"[WEIF]\d{4} [\d:.]+\s+\d+\s+[\w./-]+:\d+\]\s?"),
 )
 
-_COMPILED = tuple((name, regex.compile(pattern)) for name, pattern in PREFIXES)
-_QUICK = regex.compile(r"[\[(|]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s")
+_COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
+_QUICK = re.compile(r"[\[(|]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s")
 
 
 def peel(line: str) -> tuple[str | None, str]:
@@ -56,7 +56,7 @@ def peel(line: str) -> tuple[str | None, str]:
     return process, rest
 
 
-def _compose_ok(line: str, m: "regex.Match[str]") -> bool:
+def _compose_ok(line: str, m: "re.Match[str]") -> bool:
     # "svc-1  | text": the name must be followed by spaces or be bracketed, so a table row "| GPU |" is not taken
     head = m.group(0)
     return "|" in head and (head.startswith("[") or "  " in head or head.rstrip().endswith(" |"))
@@ -64,4 +64,4 @@ def _compose_ok(line: str, m: "regex.Match[str]") -> bool:
 
 def _normalise(proc: str) -> str:
     proc = " ".join(proc.split())
-    return regex.sub(r",?\s*ip=[\w.:]+", "", proc)
+    return re.sub(r",?\s*ip=[\w.:]+", "", proc)

@@ -15,14 +15,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import regex
+import re
 
 from .errors import InputError
 
 MAX_LINE = 1 << 20  # bytes kept of one line
 SNIFF = 8192
 
-_ANSI = regex.compile(r"(?:\x1b|\ufffd|\^\[)\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
+_ANSI = re.compile(r"(?:\x1b|\ufffd|\^\[)\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
 _TEXT_BYTES = set(range(32, 127)) | {9, 10, 12, 13, 27}
 
 

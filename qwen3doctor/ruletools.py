@@ -166,3 +166,13 @@ def new_rule(root: Path, engine: str, rule_id: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(SKELETON, encoding="utf-8")
     return path
+
+
+README_START, README_END = "<!-- rules-table:start -->", "<!-- rules-table:end -->"
+
+
+def readme_with_table(readme: str, table: str) -> str:
+    """The README text with the covered-crashes table between its markers replaced."""
+    head, _, rest = readme.partition(README_START)
+    _, _, tail = rest.partition(README_END)
+    return f"{head}{README_START}\n{table}{README_END}{tail}"

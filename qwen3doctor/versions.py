@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import regex
+import re
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-_FIND = regex.compile(r"v?(\d+(?:\.\d+){1,3}(?:(?:rc|a|b|\.post|\.dev|post|dev)\d*)*(?:\.dev\d+)?(?:\+[\w.]+)?)")
+_FIND = re.compile(r"v?(\d+(?:\.\d+){1,3}(?:(?:rc|a|b|\.post|\.dev|post|dev)\d*)*(?:\.dev\d+)?(?:\+[\w.]+)?)")
 
 
 def clean_version(text: str) -> str | None:

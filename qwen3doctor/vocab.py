@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import regex
+import re
 
 FAMILIES = ("qwen3", "qwen3-moe", "qwen3-vl", "qwen3-omni", "qwen3-next", "qwen3.5", "qwen3.5-moe", "qwen3-coder")
 OTHER = "other"
@@ -33,7 +33,7 @@ _ARCH_FAMILY = (
     (r"Qwen3For|Qwen3Model", "qwen3"),
     (r"Qwen2|DeepseekV|Llama|Mistral|Mixtral|Glm|GLM|ChatGLM|MiniMax|Kimi|GptOss|Gemma|Phi\d|InternLM|Baichuan", OTHER),
 )
-_ARCH_RES = tuple((regex.compile(p), f) for p, f in _ARCH_FAMILY)
+_ARCH_RES = tuple((re.compile(p), f) for p, f in _ARCH_FAMILY)
 
 
 def family_of_architecture(arch: str) -> str | None:
@@ -43,8 +43,8 @@ def family_of_architecture(arch: str) -> str | None:
     return None
 
 
-_MOE_SIZE = regex.compile(r"\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b|[-_]moe\b|a\d+b\b")
-_OTHER_MODELS = regex.compile(
+_MOE_SIZE = re.compile(r"\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b|[-_]moe\b|a\d+b\b")
+_OTHER_MODELS = re.compile(
     r"deepseek|glm|llama|mistral|mixtral|minimax|kimi|gpt-oss|gemma|phi-?\d|qwen2|qwq|qwen1|"
     r"internlm|baichuan|yi-|falcon|nemotron|granite|ernie|hunyuan|step-?\d|ling-|opt-\d|facebook/"
 )
@@ -64,13 +64,13 @@ def family_of_model(name: str) -> str | None:
 def _family_of_text(low: str) -> str | None:
     if "qwen3" not in low:
         return OTHER if _OTHER_MODELS.search(low) else None
-    if regex.search(r"qwen3-?coder-?next|qwen3-?next", low):
+    if re.search(r"qwen3-?coder-?next|qwen3-?next", low):
         return "qwen3-next"
-    if regex.search(r"qwen3\.[5-9]|qwen3-[5-9](?:-|$)|qwen3[5-9]", low):
+    if re.search(r"qwen3\.[5-9]|qwen3-[5-9](?:-|$)|qwen3[5-9]", low):
         return "qwen3.5-moe" if _MOE_SIZE.search(low) else "qwen3.5"
     if "omni" in low:
         return "qwen3-omni"
-    if regex.search(r"qwen3-?vl", low):
+    if re.search(r"qwen3-?vl", low):
         return "qwen3-vl"
     if "coder" in low:
         return "qwen3-coder"
@@ -89,7 +89,7 @@ _QUANT_NAMES = (
     (r"bf16|bfloat16", "bf16"),
     (r"fp16|float16|half", "fp16"),
 )
-_QUANT_RES = tuple((regex.compile(p, flags=regex.I), q) for p, q in _QUANT_NAMES)
+_QUANT_RES = tuple((re.compile(p, flags=re.I), q) for p, q in _QUANT_NAMES)
 
 
 def quantization_of(name: str, *, from_model_name: bool = False) -> str | None:
@@ -98,7 +98,7 @@ def quantization_of(name: str, *, from_model_name: bool = False) -> str | None:
         return None
     for pattern, quant in _QUANT_RES:
         if pattern.search(name):
-            if quant == "fp8" and from_model_name and regex.search(r"(?i)qwen3", name):
+            if quant == "fp8" and from_model_name and re.search(r"(?i)qwen3", name):
                 return "fp8-block"  # the Qwen3-family FP8 checkpoints are fine-grained (128x128 block) FP8
             if from_model_name and quant in ("bf16", "fp16"):
                 return None
@@ -123,7 +123,7 @@ _GPU_CC = (
     (r"P100", "6.0"),
     (r"P40|P4\b|GTX 10\d0", "6.1"),
 )
-_GPU_CC_RES = tuple((regex.compile(p), cc) for p, cc in _GPU_CC)
+_GPU_CC_RES = tuple((re.compile(p), cc) for p, cc in _GPU_CC)
 
 
 def compute_capability_of(gpu: str) -> str | None:
@@ -134,10 +134,10 @@ def compute_capability_of(gpu: str) -> str | None:
 
 
 def platform_of_gpu(gpu: str) -> str | None:
-    if regex.search(r"(?i)AMD|Instinct|MI\d{3}|Radeon|gfx\d", gpu):
+    if re.search(r"(?i)AMD|Instinct|MI\d{3}|Radeon|gfx\d", gpu):
         return "rocm"
-    if regex.search(r"(?i)Ascend|NPU|910[BC]?", gpu):
+    if re.search(r"(?i)Ascend|NPU|910[BC]?", gpu):
         return "npu"
-    if regex.search(r"(?i)NVIDIA|GeForce|Tesla|RTX|\b[ABHLTV]\d{2,3}\b|GB\d+", gpu):
+    if re.search(r"(?i)NVIDIA|GeForce|Tesla|RTX|\b[ABHLTV]\d{2,3}\b|GB\d+", gpu):
         return "cuda"
     return None

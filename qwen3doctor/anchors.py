@@ -1,0 +1,187 @@
+"""Literal anchors: the plain strings a pattern cannot match without, and the one place patterns are compiled.
+
+A rule's regexes run only on text where one of its anchors occurs (the prefilter), and every pattern is
+compiled once per process, on first use.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import re
+
+import regex
+
+MIN_ANCHOR = 3
+
+# What a clause kind's pattern is wrapped in before compiling.
+WRAP = {
+    "frames": "(?:{})",
+    "exception": r"(?:(?:\w+\.|.*::)*)(?:{})",
+    "message": "{}",
+    "log": "{}",
+    "plain": "{}",
+}
+
+
+@lru_cache(maxsize=None)
+def compile_pattern(kind: str, source: str) -> Any:
+    """Compile a rule pattern; raises regex.error (and friends) for an invalid one."""
+    return regex.compile(WRAP[kind].format(source))
+
+
+_META = set(".^$*+?{}[]|()\\")
+_ESCAPED_LITERAL = set(".^$*+?{}[]|()\\/-'\" :,=<>#@!%&~`;")
+
+
+def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
+    """For each top-level branch of `source`: the literals (MIN_ANCHOR+ characters) that must all occur for
+    that branch to match, and whether they compare case-insensitively. None when some branch has none."""
+    whole_caseless = source.startswith("(?i)")
+    s = source[4:] if whole_caseless else source
+    out = []
+    for branch in _split_top(s):
+        caseless = whole_caseless
+        if branch.startswith("(?i)"):
+            caseless, branch = True, branch[4:]
+        if re.search(r"\(\?[aiLmsux-]+[:)]", branch):
+            return None  # an inline flag part way: no proof of case
+        runs = [r for r in _required_literals(branch) if len(r) >= MIN_ANCHOR]
+        if not runs:
+            return None
+        out.append((tuple(sorted({r.lower() if caseless else r for r in runs}, key=len, reverse=True)), caseless))
+    return tuple(out)
+
+
+def literal_anchors(source: str) -> tuple[tuple[str, bool], ...] | None:
+    """The literals one of which must occur for `source` to match (the longest of each branch)."""
+    gate = gate_of(source)
+    if gate is None:
+        return None
+    return tuple(sorted({(lits[0], caseless) for lits, caseless in gate}))
+
+
+def gate_open(gate, text: str, lower: str) -> bool:
+    """False only when the text cannot match: no branch has all its literals present."""
+    if gate is None:
+        return True
+    return any(all(lit in (lower if caseless else text) for lit in lits) for lits, caseless in gate)
+
+
+def _split_top(s: str) -> list[str] | None:
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(s[start:i])
+            start = i + 1
+        i += 1
+    parts.append(s[start:])
+    return parts
+
+
+def _required_literals(s: str) -> list[str]:
+    """Walk one branch: runs of literal characters, broken by anything optional or variable."""
+    runs: list[str] = []
+    cur: list[str] = []
+    i = 0
+
+    def end_run() -> None:
+        if cur:
+            runs.append("".join(cur))
+            cur.clear()
+
+    while i < len(s):
+        ch = s[i]
+        nxt = s[i + 1] if i + 1 < len(s) else ""
+        if ch == "\\":
+            esc = s[i + 1] if i + 1 < len(s) else ""
+            i += 2
+            if esc in _ESCAPED_LITERAL:
+                lit = esc
+            else:
+                end_run()
+                if i < len(s) and s[i] in "*+?{":
+                    i = _skip_quantifier(s, i)
+                continue
+            nxt = s[i] if i < len(s) else ""
+            if nxt and (nxt in "?*" or nxt == "{"):
+                end_run()
+                i = _skip_quantifier(s, i)
+                continue
+            cur.append(lit)
+            if nxt == "+":
+                end_run()
+                i += 1
+            continue
+        if ch == "[":
+            end_run()
+            j = i + 1
+            if j < len(s) and s[j] == "^":
+                j += 1
+            if j < len(s) and s[j] == "]":
+                j += 1
+            while j < len(s) and s[j] != "]":
+                j += 2 if s[j] == "\\" else 1
+            i = j + 1
+            if i < len(s) and s[i] in "*+?{":
+                i = _skip_quantifier(s, i)
+            continue
+        if ch == "(":
+            end_run()
+            depth, j = 1, i + 1
+            while j < len(s) and depth:
+                if s[j] == "\\":
+                    j += 2
+                    continue
+                depth += {"(": 1, ")": -1}.get(s[j], 0)
+                j += 1
+            i = j
+            if i < len(s) and s[i] in "*+?{":
+                i = _skip_quantifier(s, i)
+            continue
+        if ch in ".^$":
+            end_run()
+            i += 1
+            if i < len(s) and s[i] in "*+?{":
+                i = _skip_quantifier(s, i)
+            continue
+        if ch in "*+?{)|":
+            end_run()
+            i = _skip_quantifier(s, i) if ch in "*+?{" else i + 1
+            continue
+        # a plain character
+        if nxt and (nxt in "?*" or (nxt == "{" and re.match(r"\{0", s[i + 1:]))):
+            end_run()
+            i = _skip_quantifier(s, i + 1)
+            continue
+        cur.append(ch)
+        i += 1
+        if nxt == "+" or nxt == "{":
+            end_run()
+            i = _skip_quantifier(s, i)
+    end_run()
+    return runs
+
+
+def _skip_quantifier(s: str, i: int) -> int:
+    if i < len(s) and s[i] == "{":
+        j = s.find("}", i)
+        i = j + 1 if j != -1 else i + 1
+    elif i < len(s) and s[i] in "*+?":
+        i += 1
+    if i < len(s) and s[i] in "?+":
+        i += 1
+    return i
