@@ -96,10 +96,10 @@ def test_bad_input_is_one_line_never_a_traceback(tmp_path):
 def test_broken_user_rule_names_file_line_and_field(tmp_path):
     d = tmp_path / "pack" / "vllm"
     d.mkdir(parents=True)
-    (d / "mine.yaml").write_text("title: Mine\nstatus: likely\nreferences: [vllm#5]\nmatch:\n  functoin: [x]\ncause: c\nfixes: [{title: t}]\ntests: {}\n")
+    (d / "mine.yaml").write_text("title: Mine\nstatus: likely\nreferences: [vllm#5]\nmatch:\n  frams: [x]\ncause: c\nfixes: [{title: t}]\ntests: {}\n")
     r = run("diagnose", str(EXAMPLE), "--rules", str(tmp_path / "pack"))
     assert r.returncode == 2
-    assert 'mine.yaml:5: match.functoin: unknown field "functoin" (did you mean "frames"?)' in r.stderr
+    assert 'mine.yaml:5: match.frams: unknown field "frams" (did you mean "frames"?)' in r.stderr
     assert "Traceback" not in r.stderr
 
 
@@ -122,7 +122,10 @@ def test_explain_unknown_key_suggests_close_ones():
 
 def test_why_shows_every_clause():
     r = run("diagnose", str(EXAMPLE), "--why", "gdn-null-block-id-cudagraph-padding")
-    assert "match.message" in r.stdout and any(s in r.stdout for s in ("hit", "miss", "unknown"))
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("gdn-null-block-id-cudagraph-padding:")
+    assert any(".message" in l and l.split()[0] in ("hit", "miss", "unknown") for l in lines)
+    assert any(l.split()[1:2] == ["when.family"] for l in lines if l.strip()) and lines[-1].startswith("=> ")
 
 
 def test_overrides_change_the_environment():
