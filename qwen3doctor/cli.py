@@ -92,7 +92,7 @@ def diagnose(
     force: bool = typer.Option(False, "--force", help="Read files that look binary."),
     skip_bad_rules: bool = SKIP_BAD_OPT,
 ) -> None:
-    from .diagnose import Overrides, diagnose_scan, scan_lines
+    from .diagnose import Overrides, diagnose_scan, scan_source
     from .reader import open_source, stdin_is_terminal
     from .render import renderer
 
@@ -124,14 +124,10 @@ def diagnose(
             unreadable = True
             continue
         try:
-            scan = scan_lines(src, catalog, overrides)
+            scan = scan_source(src, catalog, overrides)
         finally:
             src.close()
         report = diagnose_scan(scan, catalog, name)
-        if src.warnings:
-            from dataclasses import replace
-
-            report = replace(report, warnings=tuple(src.warnings) + report.warnings)
         reports.append(report)
         if why:
             _print_why(catalog.lookup(why), scan, fmt)

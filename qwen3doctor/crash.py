@@ -118,6 +118,7 @@ class _Open:
     done: bool = False  # exception line seen; continuation lines may follow
     continuation: int = 0
     chained_from: list[Crash] = field(default_factory=list)
+    last_line: int = 0
 
 
 class CrashParser:
@@ -131,12 +132,21 @@ class CrashParser:
         self.what_pending: dict[str | None, int] = {}
 
     # -- feeding ---------------------------------------------------------------------------------
+    def reading(self, process: str | None) -> bool:
+        """A traceback is open in this process's stream (or, for an untagged line, the last tagged one's)."""
+        return bool(self._open) and (process in self._open or (process is None and self._last_process in self._open))
+
     def feed(self, line_no: int, process: str | None, text: str, tagged: bool) -> None:
         if tagged:
             self._last_process = process
         else:
             process = self._last_process
         tb = self._open.get(process)
+        if tb is not None and tb.done and line_no > tb.last_line + 1:
+            self._close(process)  # lines were skipped: whatever follows is not this message
+            tb = None
+        if tb is not None:
+            tb.last_line = line_no
         if tb is None and not _QUICK.search(text):
             return
         stripped = text.strip()
@@ -154,7 +164,7 @@ class CrashParser:
         if _TB_HEAD.search(stripped):
             if tb is not None:
                 self._close(process)
-            tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []))
+            tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []), last_line=line_no)
             self._open[process] = tb
             return
         m = _FRAME.match(text)
@@ -163,7 +173,7 @@ class CrashParser:
                 self._close(process)
                 tb = None
             if tb is None:
-                tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []))
+                tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []), last_line=line_no)
                 self._open[process] = tb
             tb.frames.append(Frame(m.group("file"), int(m.group("line")), m.group("func") or "?"))
             if len(tb.frames) > MAX_FRAMES:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+import io
 from dataclasses import dataclass, field
 
 from . import environment as envmod
@@ -13,9 +12,13 @@ from .match import Haystack, PatternTimeout, evaluate
 from .model import Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from .prefixes import peel
+from .reader import LineSource
+from .scanner import CRASH, ENV, RULE, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
 
 MAX_KEPT_LINES = 4000  # lines kept for `log` clauses
+# lines of request logging (vLLM --enable-log-requests / --enable-log-outputs, SGLang --log-requests)
+REQUEST_ECHO = ("Received request ", "Generated response ", "Receive: obj=", "Finish: obj=", "Added request ")
 
 
 @dataclass
@@ -30,23 +33,28 @@ class Overrides:
 OPTION_KEYS = ("engine", "engine_version", "model", "quantization", "gpu")
 
 
-def scan_lines(lines: Iterable[str], catalog: Catalog, overrides: Overrides | None = None) -> Scan:
-    """One pass over the lines: crashes, environment, and the lines rule `log` patterns care about."""
+def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Scan:
+    """One pass over a log: the prefilter picks the lines worth reading; crashes, environment and the lines
+    rule `log` patterns care about come out of those."""
+    prefilter = prefilter or prefilter_for(catalog)
     parser = CrashParser()
     collector = envmod.EnvCollector()
     kept: list[str] = []
     kept_tail: list[str] = []
-    keep = LogLineSelector(catalog)
-    count = nonblank = 0
-    for count, line in enumerate(lines, 1):
+    nonblank = 0
+    for line_no, line, why in selected_lines(source, prefilter):
         if not line or line.isspace():
-            parser.feed(count, None, "", False)
+            parser.feed(line_no, None, "", False)
             continue
         nonblank += 1
         process, text = peel(line)
-        parser.feed(count, process, text, process is not None)
-        collector.feed(text, process)
-        if keep(text):
+        if text.startswith(REQUEST_ECHO):
+            continue  # a prompt or an output echoed by request logging says nothing about the server
+        if why & (CRASH | RULE) or parser.reading(process):
+            parser.feed(line_no, process, text, process is not None)
+        if why & ENV:
+            collector.feed(text, process)
+        if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
             if len(kept) < MAX_KEPT_LINES // 2:
                 kept.append(text)
             else:
@@ -55,40 +63,20 @@ def scan_lines(lines: Iterable[str], catalog: Catalog, overrides: Overrides | No
                     del kept_tail[: MAX_KEPT_LINES // 4]
     crashes = parser.finish()
     env = merge_environment(collector, overrides or Overrides())
-    warnings = []
+    warnings = list(source.warnings)
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, nonblank, tuple(warnings))
 
 
-class LogLineSelector:
-    """Which lines rule `log` clauses may need: those holding one of their literal anchors (or, for a pattern
-    with no anchor, those it matches)."""
-
-    def __init__(self, catalog: Catalog):
-        exact, caseless, loose = set(), set(), []
-        for _rule, clause in catalog.clauses(("log",)):
-            if clause.anchors is None:
-                loose.extend(clause.patterns)
-                continue
-            for literal, nocase in clause.anchors:
-                (caseless if nocase else exact).add(literal)
-        self._exact = re.compile("|".join(map(re.escape, sorted(exact)))) if exact else None
-        self._caseless = re.compile("|".join(map(re.escape, sorted(caseless))), re.I) if caseless else None
-        self._loose = loose
-
-    def __call__(self, text: str) -> bool:
-        if self._exact is not None and self._exact.search(text):
-            return True
-        if self._caseless is not None and self._caseless.search(text):
-            return True
-        for pattern in self._loose:
-            try:
-                if pattern.search(text, timeout=0.05):
-                    return True
-            except TimeoutError:
-                continue
-        return False
+def prefilter_for(catalog: Catalog, backend: str | None = None) -> Prefilter:
+    key = ("_prefilter", backend)
+    cached = catalog.__dict__.get("_prefilters", {}).get(key)
+    if cached is None:
+        anchors = {a for _rule, clause in catalog.clauses(("log",)) if clause.anchors for a in clause.anchors}
+        cached = make_prefilter(anchors, backend=backend)
+        catalog.__dict__.setdefault("_prefilters", {})[key] = cached
+    return cached
 
 
 def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> Environment:
@@ -161,11 +149,10 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     )
 
 
-def diagnose_lines(lines: Iterable[str], catalog: Catalog, source: str = "-", overrides: Overrides | None = None) -> Report:
-    return diagnose_scan(scan_lines(lines, catalog, overrides), catalog, source)
+def diagnose_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:
+    return diagnose_scan(scan_source(source, catalog, overrides, prefilter), catalog, source.name)
 
 
-def diagnose_text(text: str, catalog: Catalog, source: str = "-", overrides: Overrides | None = None) -> Report:
-    from .reader import clean
-
-    return diagnose_lines((clean(part) for part in text.splitlines()), catalog, source, overrides)
+def diagnose_text(text: str, catalog: Catalog, source: str = "-", overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:
+    """Diagnose a log held in memory (tests, rule tests): the same path as a file."""
+    return diagnose_source(LineSource(source, io.BytesIO(text.encode("utf-8"))), catalog, overrides, prefilter)

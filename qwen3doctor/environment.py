@@ -19,12 +19,22 @@ from .versions import clean_version, parse_version
 # how much a source is trusted, per kind of line
 P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
 
-_QUICK = re.compile(
-    r"(?i)vllm|sglang|version|torch|cuda|gpu|nvidia|transformers|flashinfer|triton|model|serve|launch_server|"
-    r"qwen|tensor_parallel|tp_size|quantiz|ServerArgs|non-default|config|Compute Capability|\bH\d{2,3}\b|"
-    r"\bA\d{2,3}\b|RTX|\bB\d00\b|Instinct|MI\d{3}|Ascend|NCCL|For(?:CausalLM|ConditionalGeneration)|"
-    r"speculative|enforce|eager|--|pip|==|NVCC|driver"
+
+_QUICK_WORDS = tuple(
+    w.lower() for w in (
+        "vllm", "sglang", "version", "torch", "cuda", "gpu", "nvidia", "transformers", "flashinfer", "triton", "model",
+        "serve", "launch_server", "qwen", "tensor_parallel", "tp_size", "quantiz", "serverargs", "non-default", "config",
+        "capability", "rtx", "instinct", "mi300", "mi250", "mi325", "mi355", "ascend", "nccl", "forcausallm",
+        "forconditionalgeneration", "speculative", "enforce", "eager", "--", "pip", "==", "nvcc", "driver", "image",
+        "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
+    )
 )
+
+
+def _quick(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in _QUICK_WORDS)
+
 
 _KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
@@ -175,7 +185,7 @@ class EnvCollector:
             return
         if self._yaml_items:
             self._flush_yaml()
-        if not _QUICK.search(text):
+        if not _quick(text):
             return
         self._line(text)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from .catalog import Catalog
-from .diagnose import diagnose_lines
+from .diagnose import diagnose_source
 from .errors import InputError
 from .reader import open_source
 
@@ -111,7 +111,7 @@ def run_eval(root: Path, catalog: Catalog) -> EvalResult:
         try:
             src = open_source(str(log), force=True)
             try:
-                report = diagnose_lines(src, catalog, str(log))
+                report = diagnose_source(src, catalog)
             finally:
                 src.close()
         except InputError as exc:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .catalog import Catalog
-from .diagnose import diagnose_lines, diagnose_text
+from .diagnose import diagnose_source, diagnose_text
 from .model import Report, Rule
 from .reader import open_source
 from .errors import InputError
@@ -58,7 +58,7 @@ class ReportCache:
                 if test.how == "file":
                     src = open_source(test.value)
                     try:
-                        self._cache[key] = diagnose_lines(src, self.catalog, test.label)
+                        self._cache[key] = diagnose_source(src, self.catalog)
                     finally:
                         src.close()
                 else:

@@ -1,0 +1,302 @@
+"""The one pass over a whole log: find the lines worth reading, in bounded memory, without a Python loop per line.
+
+A multi-pattern prefilter looks for every literal anchor at once (crash markers, environment markers and
+every rule's anchors) over large blocks of bytes; only the lines holding an anchor, the first HEAD_LINES
+lines (start-up: serve command, versions, config), and a few lines after each crash marker (multi-line
+messages) go on to the Python parsers. Hyperscan does the looking where it is installed; elsewhere a
+chunked `bytes.find` does, and both select exactly the same lines, so diagnoses never depend on which ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator
+
+from .reader import MAX_LINE, LineSource, clean
+
+HEAD_LINES = 2000
+MIN_PREFILTER_ANCHOR = 5  # shorter rule anchors (`b300`, `T4`) hit random ids and hex in request traffic
+AFTER_CRASH = 3
+CHUNK = 8 << 20
+
+# Lines that may start or continue a crash. A hit also keeps the AFTER_CRASH lines that follow.
+CRASH_ANCHORS = (
+    "Traceback", "Error:", "Error(", "Error\n", "Error\r", "Exception:", "Exception(", "Exception\n", "Exception\r",
+    "Exception raised", "fatal error", 'File "', '", line ', "Killed", "Fatal Python", "Segmentation fault",
+    "terminate called", "what():", "Assertion", "core dumped", "died with", "exitcode", "signal", "HSA_STATUS",
+    "HIP error", "During handling", "direct cause", "recvValue", "Watchdog", "NCCL", "nccl", "CUDA error",
+    "out of memory", "hit an exception", "failed to start", "Aborted", "received signal", "SIGKILL", "SIGSEGV",
+    "SIGABRT", "Xid",
+)
+# Lines that may say something about the environment after the start-up region.
+ENV_ANCHORS = (
+    "vLLM Version", "vllm serve", "launch_server", "sglang serve", "non-default args", "LLM engine (v", "ServerArgs(",
+    "PyTorch version", "PyTorch:", "GPU models", "NVIDIA", "Compute Capability", "CUDA runtime", "Driver Version",
+    "Cuda compilation", "Resolved architecture", "ForCausalLM", "ForConditionalGeneration", "docker run", "image:",
+    "torch==", "vllm==", "sglang==", "sglang:", "vllm:", "transformers", "flashinfer", "API server version",
+    "Qwen3", "qwen3", "--model",
+)
+# Ordinary traffic of a healthy server. A rule anchor found in any of these lines would select every request
+# line of a busy log, so the prefilter drops it (the pattern still runs on the lines other anchors select).
+NOISE = (
+    "(APIServer pid=1) INFO 03-02 10:15:22 [logger.py:41] Received request chatcmpl-0f3a9c: prompt: '<|im_start|>system\\n"
+    "You are a helpful assistant.<|im_end|>\\n<|im_start|>user\\nWhy does my build fail with an error, and how do I fix "
+    "the kernel method schedule in my code?<|im_end|>\\n<|im_start|>assistant\\n', params: SamplingParams(n=1, "
+    "presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, temperature=0.7, top_p=0.8, top_k=20, "
+    "min_p=0.0, seed=None, stop=[], stop_token_ids=[], bad_words=[], include_stop_str_in_output=False, ignore_eos=False, "
+    "max_tokens=1024, min_tokens=0, logprobs=None, prompt_logprobs=None, skip_special_tokens=True, "
+    "spaces_between_special_tokens=True, truncate_prompt_tokens=None, guided_decoding=None, structured_outputs=None, "
+    "extra_args=None), prompt_token_ids: None, prompt_embeds shape: None, lora_request: None.",
+    "(APIServer pid=1) INFO 03-02 10:15:22 [async_llm.py:270] Added request chatcmpl-0f3a9c.",
+    '(APIServer pid=1) INFO:     10.12.0.7:52214 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    '(APIServer pid=1) INFO:     10.12.0.7:52230 - "POST /v1/completions HTTP/1.1" 200 OK',
+    '(APIServer pid=1) INFO:     127.0.0.1:40418 - "GET /metrics HTTP/1.1" 200 OK',
+    '(APIServer pid=1) INFO:     127.0.0.1:40418 - "GET /health HTTP/1.1" 200 OK',
+    "(APIServer pid=1) INFO 03-02 10:15:30 [loggers.py:123] Engine 000: Avg prompt throughput: 1234.5 tokens/s, Avg "
+    "generation throughput: 456.7 tokens/s, Running: 128 reqs, Waiting: 12 reqs, GPU KV cache usage: 23.4%, Prefix cache "
+    "hit rate: 56.7%",
+    "[2025-05-01 10:00:00 TP0] Decode batch, #running-req: 21, #full token: 348160, full token usage: 0.13, mamba num: 81, "
+    "mamba usage: 0.02, cuda graph: True, gen throughput (token/s): 1420.09, #queue-req: 0",
+    "[2025-05-01 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 64, #cached-token: 192, token usage: 0.01, "
+    "#running-req: 21, #queue-req: 0, input throughput (token/s): 168.63",
+    '[2025-05-01 10:00:00] INFO:     127.0.0.1:34224 - "POST /generate HTTP/1.1" 200 OK',
+    '[2025-05-01 10:00:00] INFO:     127.0.0.1:34224 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+)
+
+
+CRASH, ENV, RULE, ALL = 1, 2, 4, 7  # why a line was selected; ALL: the head of the log or a crash's context
+
+
+class Prefilter:
+    """Finds, in a block of bytes, where each anchor occurs. Subclasses differ only in speed.
+
+    `kinds[i]` says what anchor i is for (CRASH, ENV or RULE)."""
+
+    def __init__(self, anchors: list[tuple[str, bool]], kinds: list[int]):
+        self.anchors = [(a.encode("utf-8"), caseless) for a, caseless in anchors]
+        self.kinds = kinds
+
+    def find(self, block: bytes) -> list[tuple[int, int]]:
+        """(offset, kind) of anchor hits, unsorted; at most one per anchor per line."""
+        raise NotImplementedError
+
+
+class FindPrefilter(Prefilter):
+    """Pure Python: one `bytes.find` sweep per anchor over each block (caseless ones over a lowered copy)."""
+
+    name = "bytes.find"
+
+    def find(self, block: bytes) -> list[tuple[int, int]]:
+        lowered = None
+        hits: list[tuple[int, int]] = []
+        for (needle, caseless), kind in zip(self.anchors, self.kinds):
+            hay = block
+            if caseless:
+                lowered = lowered if lowered is not None else block.lower()
+                hay = lowered
+            pos = hay.find(needle)
+            while pos != -1:
+                hits.append((pos, kind))
+                nl = hay.find(b"\n", pos)  # the rest of this line cannot add anything for this anchor
+                if nl == -1:
+                    break
+                pos = hay.find(needle, nl)
+        return hits
+
+
+class HyperscanPrefilter(Prefilter):
+    name = "hyperscan"
+
+    def __init__(self, anchors: list[tuple[str, bool]], kinds: list[int]):
+        super().__init__(anchors, kinds)
+        import hyperscan
+
+        self._hs = hyperscan
+        self.db = _load_or_compile(self.anchors)
+        self.scratch = hyperscan.Scratch(self.db)
+
+    def find(self, block: bytes) -> list[tuple[int, int]]:
+        hits: list[tuple[int, int]] = []
+        append, kinds = hits.append, self.kinds
+
+        def on_match(ident, start, end, flags, context):
+            append((end - 1, kinds[ident]))
+
+        self.db.scan(block, match_event_handler=on_match, scratch=self.scratch)
+        return hits
+
+
+def _hs_expr(needle: bytes) -> bytes:
+    return b"".join(b"\\x%02x" % c for c in needle)
+
+
+def _load_or_compile(anchors: list[tuple[bytes, bool]]):
+    import hyperscan
+
+    key = hashlib.sha256(repr(anchors).encode() + hyperscan.__name__.encode()).hexdigest()[:32]
+    from .catalog import CACHE_ENV, cache_dir
+
+    path = cache_dir() / f"hyperscan-{key}.db"
+    if not os.environ.get(CACHE_ENV):
+        try:
+            return hyperscan.loadb(path.read_bytes())
+        except Exception:  # noqa: BLE001 - a missing or stale cache is rebuilt
+            pass
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=[_hs_expr(a) for a, _ in anchors],
+        ids=list(range(len(anchors))),
+        flags=[hyperscan.HS_FLAG_CASELESS if caseless else 0 for _, caseless in anchors],
+    )
+    if not os.environ.get(CACHE_ENV):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(hyperscan.dumpb(db))
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return db
+
+
+def hyperscan_available() -> bool:
+    if os.environ.get("QWEN3DOCTOR_PREFILTER") == "python":
+        return False
+    try:
+        import hyperscan  # noqa: F401
+    except Exception:  # noqa: BLE001 - any import problem means: use the fallback
+        return False
+    return True
+
+
+def make_prefilter(rule_anchors: Iterable[tuple[str, bool]], *, backend: str | None = None) -> Prefilter:
+    """The prefilter for crash markers, environment markers and the rules' `log` anchors (minus any that
+    ordinary traffic contains: see NOISE)."""
+    anchors: list[tuple[str, bool]] = []
+    kinds: list[int] = []
+    seen: set[tuple[str, bool]] = set()
+    for group, kind in ((CRASH_ANCHORS, CRASH), (ENV_ANCHORS, ENV)):
+        for a in group:
+            anchors.append((a, False))
+            kinds.append(kind)
+            seen.add((a, False))
+    for item in sorted(set(rule_anchors)):
+        if item not in seen and len(item[0]) >= MIN_PREFILTER_ANCHOR and not is_noise(item):
+            anchors.append(item)
+            kinds.append(RULE)
+            seen.add(item)
+    backend = backend or ("hyperscan" if hyperscan_available() else "python")
+    if backend == "hyperscan":
+        return HyperscanPrefilter(anchors, kinds)
+    return FindPrefilter(anchors, kinds)
+
+
+_NOISE_LOWER = tuple(n.lower() for n in NOISE)
+
+
+def is_noise(anchor: tuple[str, bool]) -> bool:
+    literal, caseless = anchor
+    if caseless:
+        return any(literal.lower() in n for n in _NOISE_LOWER)
+    return any(literal in n for n in NOISE)
+
+
+def selected_lines(source: LineSource, prefilter: Prefilter) -> Iterator[tuple[int, str, int]]:
+    """(line number, clean text, why) of every line worth reading, in order; `why` is a mask of CRASH, ENV,
+    RULE (ALL for the head of the log and the lines after a crash marker). Lines are split on \\n; the
+    CR-separated parts of one line (progress bars) come out as separate texts with the same number."""
+    stream = source.stream
+    buf = b""
+    line_no = 1  # the number of the line that starts buf
+    after_until = 0  # lines up to this number are kept whole (context after a crash marker)
+    cut = 0
+    while True:
+        try:
+            data = stream.read(CHUNK)
+        except (OSError, EOFError, ValueError) as exc:
+            source.warnings.append(f"{source.name}: stopped reading: {exc}")
+            data = b""
+        if data:
+            source.bytes_read += len(data)
+            buf += data
+            end = buf.rfind(b"\n") + 1
+            if end == 0:
+                if len(buf) <= MAX_LINE:
+                    continue
+                # inside an overlong line: read its head, skip the rest as it streams
+                cut += 1
+                head = buf[:MAX_LINE] + b"\n"
+                for start, why in _line_starts(head, prefilter, line_no, after_until):
+                    yield from _emit(head, start, line_no, why)
+                buf = _skip_line(stream, source)
+                line_no += 1
+                continue
+        else:
+            if not buf:
+                break
+            buf += b"\n"
+            end = len(buf)
+        block, buf = buf[:end], buf[end:]
+        last, at = 0, line_no
+        for start, why in _line_starts(block, prefilter, line_no, after_until):
+            at += block.count(b"\n", last, start)
+            last = start
+            if why & CRASH:
+                after_until = max(after_until, at + AFTER_CRASH)
+            yield from _emit(block, start, at, why)
+        line_no = at + block.count(b"\n", last)
+        if not data:
+            break
+    source.lines_read = line_no - 1
+    if cut:
+        source.warnings.append(f"{source.name}: {cut} line(s) longer than {MAX_LINE // (1 << 20)} MiB were cut")
+
+
+def _skip_line(stream, source: LineSource) -> bytes:
+    while True:
+        more = stream.read(CHUNK)
+        if not more:
+            return b""
+        source.bytes_read += len(more)
+        nl = more.find(b"\n")
+        if nl != -1:
+            return more[nl + 1:]
+
+
+def _line_starts(block: bytes, prefilter: Prefilter, first_line: int, after_until: int) -> list[tuple[int, int]]:
+    """Sorted (line start offset, why) of the lines to keep in a block of whole lines."""
+    keep: dict[int, int] = {}
+    rfind = block.rfind
+    for pos, kind in prefilter.find(block):
+        start = rfind(b"\n", 0, pos) + 1
+        keep[start] = keep.get(start, 0) | kind
+    # the head of the log, and lines after a crash marker (also across blocks), are kept whole
+    if first_line <= HEAD_LINES or first_line <= after_until:
+        start, line = 0, first_line
+        while start < len(block) and (line <= HEAD_LINES or line <= after_until):
+            keep[start] = ALL
+            nl = block.find(b"\n", start)
+            start, line = nl + 1, line + 1
+    for start in [s for s, why in keep.items() if why & CRASH and why != ALL]:
+        nxt = start
+        for _ in range(AFTER_CRASH):
+            nl = block.find(b"\n", nxt)
+            if nl == -1 or nl + 1 >= len(block):
+                break
+            nxt = nl + 1
+            keep[nxt] = ALL
+    return sorted(keep.items())
+
+
+def _emit(block: bytes, start: int, line_no: int, why: int) -> Iterator[tuple[int, str, int]]:
+    nl = block.find(b"\n", start)
+    raw = block[start: nl if nl != -1 else len(block)]
+    if len(raw) > MAX_LINE:
+        raw = raw[:MAX_LINE]
+    text = raw.decode("utf-8", errors="replace")
+    if "\r" in text.rstrip("\r"):
+        for part in text.rstrip("\r").split("\r"):
+            yield line_no, clean(part), why
+    else:
+        yield line_no, clean(text), why
