@@ -565,6 +565,16 @@ def _compile_all(dirs: list[Path]) -> tuple[dict[str, Rule], dict[str, str], lis
     return rules, origin, problems
 
 
+def prune(folder: Path, pattern: str, keep: int = CACHE_KEEP) -> None:
+    """Keep the newest `keep` cache files of one kind."""
+    try:
+        old = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[keep:]:
+            stale.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def _cache_key(dirs: list[Path]) -> str:
     """Keyed by the rules' content (and where they are shown from), so an edit is never served stale."""
     from . import __version__
@@ -603,9 +613,7 @@ def _cached_compile(dirs: list[Path], use_cache: bool):
         with open(tmp, "wb") as fh:
             pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, target)
-        old = sorted(target.parent.glob("catalog-*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for stale in old[CACHE_KEEP:]:
-            stale.unlink(missing_ok=True)
+        prune(target.parent, "catalog-*.pickle")
     except OSError:
         pass  # a read-only home is no reason to fail
     return result

@@ -127,27 +127,24 @@ class HyperscanPrefilter(Prefilter):
         return hits
 
 
-def _hs_expr(needle: bytes) -> bytes:
-    return b"".join(b"\\x%02x" % c for c in needle)
-
-
 def _load_or_compile(anchors: list[tuple[bytes, bool]]):
     import hyperscan
 
     key = hashlib.sha256(repr(anchors).encode() + hyperscan.__name__.encode()).hexdigest()[:32]
-    from .catalog import CACHE_ENV, cache_dir
+    from .catalog import CACHE_ENV, cache_dir, prune
 
     path = cache_dir() / f"hyperscan-{key}.db"
     if not os.environ.get(CACHE_ENV):
         try:
-            return hyperscan.loadb(path.read_bytes())
+            return hyperscan.loadb(path.read_bytes(), hyperscan.HS_MODE_BLOCK)
         except Exception:  # noqa: BLE001 - a missing or stale cache is rebuilt
             pass
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(
-        expressions=[_hs_expr(a) for a, _ in anchors],
+        expressions=[a for a, _ in anchors],
         ids=list(range(len(anchors))),
         flags=[hyperscan.HS_FLAG_CASELESS if caseless else 0 for _, caseless in anchors],
+        literal=True,
     )
     if not os.environ.get(CACHE_ENV):
         try:
@@ -155,6 +152,7 @@ def _load_or_compile(anchors: list[tuple[bytes, bool]]):
             tmp = path.with_suffix(f".tmp{os.getpid()}")
             tmp.write_bytes(hyperscan.dumpb(db))
             os.replace(tmp, path)
+            prune(path.parent, "hyperscan-*.db")
         except OSError:
             pass
     return db
