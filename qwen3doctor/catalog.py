@@ -297,9 +297,12 @@ def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
                 else:
                     anchors.extend(found)
         if compiled:
-            generic = kind in ("message", "exception") and _is_generic(kind, tuple(compiled))
+            generic_sources = tuple(
+                src for src, pat in zip(sources, compiled) if kind in ("message", "exception") and _is_generic(kind, (pat,))
+            )
+            generic = len(generic_sources) == len(sources)
             out.append(Clause(kind, tuple(sources), generic, tuple(sorted(set(anchors))) if anchors is not None else None,
-                              tuple(gates)))
+                              tuple(gates), generic_sources))
         elif not items and node.value[kind].value in ([], None):
             c.err(node.lines[kind], f"{prefix}{kind}", "is empty")
     return tuple(out)

@@ -20,6 +20,9 @@ MAX_CONTINUATION = 12  # lines of a multi-line exception message
 
 _TB_HEAD = re.compile(r"Traceback \(most recent call last\):?\s*$")
 _FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>[^\s(]+))?')
+# in a traceback, a dotted CapWords name is an exception line even without Error in it
+# (triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported)
+_DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
 _CARET = re.compile(r"^\s*[\^~\s]+$")
 _EXC = re.compile(
     r"^(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
@@ -31,6 +34,8 @@ BOILERPLATE = re.compile(
     r"Compile with `?TORCH_USE_CUDA_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
     r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
 )
+# a line that is its own log record, never the continuation of an exception message
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
     r"The above exception was the direct cause of the following exception"
@@ -45,7 +50,7 @@ _STANDALONE = re.compile(
     r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+|received signal SIG\w+.*|"
     r"Killed$|exitcode[=:] ?-\d+.*|"
     r"Assertion `.+' failed.*|Assertion error .+|"
-    r"Engine core initialization failed.*|EngineCore encountered an issue.*|"
+    r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     r"(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
@@ -188,7 +193,7 @@ class CrashParser:
                 if BOILERPLATE.match(stripped):
                     tb.continuation += 1
                     return
-                if tb.continuation < MAX_CONTINUATION and not new_crash:
+                if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped):
                     tb.message.append(stripped)
                     tb.continuation += 1
                     return
@@ -196,7 +201,7 @@ class CrashParser:
                 tb = None
             elif not text[:1].isspace() or not tb.frames:
                 e = _EXC.match(stripped)
-                if e and is_exception_type(e.group("type")):
+                if e and (is_exception_type(e.group("type")) or (tb.frames and _DOTTED_TYPE.match(e.group("type")))):
                     tb.exc_type = e.group("type")
                     msg = (e.group("msg") or "").rstrip()
                     if stripped[len(e.group("type")):].startswith("(") and msg.endswith(")"):

@@ -327,7 +327,7 @@ class EnvCollector:
             self.vote_engine("vllm", 5)
             engine = "vllm"
         if self.serve_command is None:
-            self.serve_command = " ".join(tokens)
+            self.serve_command = shlex.join(tokens)
             self.put("serve_command", self.serve_command, "log: serve command", priority)
         self.flags_known = True
         model = None

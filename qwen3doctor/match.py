@@ -82,7 +82,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         for crash in typed + list(_chained(typed)) if search else ():
             for pat, src in clause.candidates(crash.exception_type, crash.exception_type.lower()):
                 if _search(pat, crash.exception_type, rule_id, src, full=True):
-                    return Evidence(label, HIT, f"exception `{crash.exception_type}`{_where(crash)}")
+                    return _hit(label, f"exception `{crash.exception_type}`{_where(crash)}", clause, src)
         if typed:
             return Evidence(label, MISS, f"the exception is `{typed[0].exception_type}`, not {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log shows no exception type")
@@ -93,7 +93,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             for pat, src in clause.candidates(text, text.lower()):
                 m = _search(pat, text, rule_id, src)
                 if m:
-                    return Evidence(label, HIT, f"message “{_short(text)}”{_where(crash)}")
+                    return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src)
         if any(c.role != "consequence" for c in said):
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
@@ -103,6 +103,14 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             if _search(pat, line, rule_id, src):
                 return Evidence(label, HIT, f"log line “{_short(line)}”")
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
+
+
+GENERIC_MARK = " (generic)"
+
+
+def _hit(label: str, text: str, clause: Clause, source: str) -> Evidence:
+    """A hit; one made by a generic pattern (the bare IMA message, a bare KeyError) says so, and counts as weak."""
+    return Evidence(label, HIT, text + (GENERIC_MARK if source in clause.generic_sources else ""))
 
 
 def _chained(crashes: list[Crash]):
@@ -222,7 +230,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
         states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
-        generic = {f"{prefix}.{cl.kind}": cl.generic for cl in alternative}
+        generic = {s.clause: s.text.endswith(GENERIC_MARK) for s in states}
         if any(s.state == MISS for s in states):
             if rejected and not best:
                 best, best_generic = states, generic
@@ -233,5 +241,5 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
             best, best_generic, best_key, rejected = states, generic, key, False
     supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)
     generic_all = dict(best_generic)
-    generic_all.update({f"supports.{cl.kind}": cl.generic for cl in rule.supports})
+    generic_all.update({s.clause: s.text.endswith(GENERIC_MARK) for s in supports})
     return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)

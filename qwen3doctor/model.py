@@ -115,6 +115,7 @@ class Clause:
     generic: bool = False  # every pattern also matches a generic crash message / common exception type
     anchors: tuple[tuple[str, bool], ...] | None = None  # (literal, caseless) one of which must occur; None: unanchored
     gates: tuple[Any, ...] = ()  # per source: the literals that must all occur (anchors.gate_of), or None
+    generic_sources: tuple[str, ...] = ()  # the sources that match a generic message / common exception type
 
     @property
     def patterns(self) -> tuple[Any, ...]:

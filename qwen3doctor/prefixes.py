@@ -10,12 +10,16 @@ import re
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 
 PREFIXES: tuple[tuple[str, str], ...] = (
+    # a quoted paste ("> " per line, as in e-mail and issue replies)
+    ("quote", r">\s?"),
+    # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
+    ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
     # Kubernetes / GitHub Actions / journald style leading timestamps
     ("timestamp", rf"{_TS}\s+"),
     # docker compose: "svc-1  | " and "[llm]        | "
     ("compose", r"(?:\[[\w.-]+\]|[\w.-]+)\s*\|\s?"),
     # torchrun: "[rank3]:" and "[rank3]:[W1027 20:05:15.05 TCPStore.cpp:125] "
-    ("torchrun", r"\[(?P<proc>rank\d+)\]:(?:\[[WEIF]\d{4} [\d:.]+ [^\]]*\]\s?)?"),
+    ("torchrun", r"\[(?P<proc>rank\d+)\]:(?:\[[WEIF]\d{4} [\d:.]+ [^\]]*\])?\s?"),
     # vLLM process tags: "(EngineCore_DP0 pid=312) ", "(Worker_TP4) ", "(RayWorkerWrapper pid=1, ip=10.0.0.1) "
     ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:\s+rank=\d+)?)(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
     # SGLang: "[2025-05-01 10:00:00 TP0] ", "[2025-05-01 10:00:00 DP0 TP3 EP3] ", "[2025-05-01 10:00:00] "
@@ -24,13 +28,13 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("sglang-cut", rf"{_TS}(?:\s+(?P<proc>(?:(?:DP|PP|TP|EP)\d+\s?)+))?\]\s?"),
     # vLLM / Python logging: "ERROR 05-05 12:36:59 [core.py:1138] ", "INFO 05-13 07:15:10 [importing.py:53] ",
     # "(Worker_TP4) ERROR [multiproc_executor.py:863] "
-    ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:\d\d-\d\d\s+[\d:.]+\s+)?\[[\w./-]+:\d+\]\s?"),
+    ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(?:\d{4}-)?\d\d-\d\d\s+[\d:.,]+\s+)?\[[\w./-]+:\d+\]\s?"),
     # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "
     ("glog", r"[WEIF]\d{4} [\d:.]+\s+\d+\s+[\w./-]+:\d+\]\s?"),
 )
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
-_QUICK = re.compile(r"[\[(|]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s")
+_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s")
 
 
 def peel(line: str) -> tuple[str | None, str]:

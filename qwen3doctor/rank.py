@@ -57,10 +57,13 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             total += MATCH_WEIGHT[kind]
             strong = True
     support = 0.0
+    supported = False  # a specific supporting hit: a frame, a log line, a non-generic message
     for ev in rm.supports:
         if ev.state == "hit":
             kind = ev.clause.rsplit(".", 1)[-1]
-            support += GENERIC_WEIGHT if rm.generic.get(ev.clause) else SUPPORT_WEIGHT[kind]
+            generic = rm.generic.get(ev.clause) or kind == "exception"
+            support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
+            supported = supported or not generic
     total += min(support, SUPPORT_CAP)
     factor = 1.0
     when_hits = set()
@@ -77,7 +80,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if weak:
             if hard_miss:
                 return None  # a generic message from another engine or model family says nothing
-        elif not _combination(rm, when_hits, misses):
+        elif not (_combination(rm, when_hits, misses) or (supported and not misses)):
             return None
     elif not rule.match and not _combination(rm, when_hits, misses):
         return None
@@ -95,7 +98,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         confidence = "medium"
     notes = tuple(ev.text for ev in misses)
     if rule.match and not strong and not weak:
-        notes += ("no crash evidence for this rule in the log: reported because the environment is a known-bad combination",)
+        notes += ("the log lacks this crash's own evidence: a candidate from the environment and supporting lines only",)
     elif weak and not strong:
         notes += ("only generic evidence: a candidate, not a diagnosis",)
     return Finding(
@@ -137,40 +140,76 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     return tuple(fixes)
 
 
+LAUNCHERS = {"vllm", "serve", "python", "python3", "-m", "sglang.launch_server", "vllm.entrypoints.openai.api_server",
+             "sglang", "sgl-omni", "sglang.cli"}
+
+
+def serve_arguments(command: str, model: str | None) -> list[str]:
+    """The serve command's own flags: launcher, model positional and --model / --model-path dropped."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        tokens = command.split()
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok in ("--model", "--model-path") and i + 1 < len(tokens):
+            i += 2
+            continue
+        if tok.startswith(("--model=", "--model-path=")) or tok == model:
+            i += 1
+            continue
+        if not out and not tok.startswith("-") or (not out and tok == "-m") or tok.rsplit("/", 1)[-1] in LAUNCHERS and not out:
+            i += 1  # the launcher (`python -m sglang.launch_server`, `vllm serve`) before the first flag
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
 def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str]:
-    command = env.get("serve_command") or ""
     model = env.get("model")
-    serve_args = ""
-    if command:
-        try:
-            tokens = shlex.split(command)
-        except ValueError:
-            tokens = command.split()
-        rest, skip = [], False
-        for i, tok in enumerate(tokens):
-            if skip:
-                skip = False
-                continue
-            if tok in ("--model", "--model-path") and i + 1 < len(tokens):
-                skip = True
-                continue
-            if model and tok == model:
-                continue
-            if tok.startswith("-"):
-                rest.extend(tokens[i:])
-                break
-        serve_args = " ".join(shlex.quote(t) for t in rest)
+    command = env.get("serve_command") or ""
+    args = serve_arguments(command, str(model) if model else None) if command else []
     return {
         "model": str(model) if model else "<model>",
-        "serve_args": serve_args or "<your other flags>",
+        "serve_args": shlex.join(args) if args else "<your other flags>",
         "engine_version": str(env.get("engine_version") or "<version>"),
         "tp": str(env.get("tp") or "<tp>"),
         "fixed_version": str((fixed_in or {}).get("version") or "<fixed version>"),
     }
 
 
+def _drop_flags(args: str, flags: set[str]) -> str:
+    """serve_args without the flags (and their values) a fix sets again."""
+    try:
+        tokens = shlex.split(args)
+    except ValueError:
+        return args
+    out, skip = [], False
+    for tok in tokens:
+        if skip:
+            skip = False
+            if not tok.startswith("-"):
+                continue
+        name = tok.split("=", 1)[0]
+        if name in flags:
+            skip = "=" not in tok
+            continue
+        out.append(tok)
+    return shlex.join(out)
+
+
 def fill(template: str, values: dict[str, str]) -> str:
-    """Plain substitution of the fixed placeholders; any other braces stay as written."""
+    """Plain substitution of the fixed placeholders; any other braces stay as written. Flags the template sets
+    after {serve_args} are taken out of the user's arguments, so the command never repeats a flag."""
+    values = dict(values)
+    if "{serve_args}" in template and not values["serve_args"].startswith("<"):
+        after = template.split("{serve_args}", 1)[1]
+        flags = {t.split("=", 1)[0] for t in after.split() if t.startswith("--")}
+        if flags:
+            values["serve_args"] = _drop_flags(values["serve_args"], flags)
     out = template
     for name in PLACEHOLDERS:
         out = out.replace("{" + name + "}", values[name])

@@ -64,7 +64,7 @@ def family_of_model(name: str) -> str | None:
 def _family_of_text(low: str) -> str | None:
     if "qwen3" not in low:
         return OTHER if _OTHER_MODELS.search(low) else None
-    if re.search(r"qwen3-?coder-?next|qwen3-?next", low):
+    if re.search(r"qwen3[\w.-]*-next|qwen3next", low):
         return "qwen3-next"
     if re.search(r"qwen3\.[5-9]|qwen3-[5-9](?:-|$)|qwen3[5-9]", low):
         return "qwen3.5-moe" if _MOE_SIZE.search(low) else "qwen3.5"
