@@ -67,6 +67,15 @@ GENERIC_EXCEPTIONS = (
     "Exception", "NotImplementedError", "ImportError", "OSError", "torch.AcceleratorError", "torch.OutOfMemoryError",
     "torch.cuda.OutOfMemoryError", "ZeroDivisionError",
 )
+# Function names every engine traceback passes through: a frame pattern that matches one says nothing.
+GENERIC_FRAMES = (
+    "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
+    "inner", "decorate_context", "_fn", "apply", "load_model", "load_weights", "get_model", "execute_model",
+    "_model_forward", "worker_busy_loop", "worker_main", "run_engine_core", "run_busy_loop", "step", "__getitem__",
+    "run_scheduler_process", "event_loop_normal", "event_loop_overlap", "run_batch", "forward_batch_generation",
+    "initialize", "capture", "capture_one_batch_size", "run_once", "collective_rpc", "run_method", "from_pretrained",
+    "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client", "create_engine_config",
+)
 BUNDLED_ENV = "QWEN3DOCTOR_RULES"
 PATTERN_TIMEOUT = 0.25  # seconds one rule pattern may spend on one piece of text
 
@@ -252,6 +261,8 @@ class _Checker:
 
 
 def _is_generic(kind: str, patterns: tuple[Any, ...]) -> bool:
+    if kind == "frames":
+        return all(any(_safe_full(p, name) for name in GENERIC_FRAMES) for p in patterns)
     if kind == "exception":
         return all(any(_safe_full(p, name) for name in GENERIC_EXCEPTIONS) for p in patterns)
     return all(any(_safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
@@ -298,7 +309,7 @@ def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
                     anchors.extend(found)
         if compiled:
             generic_sources = tuple(
-                src for src, pat in zip(sources, compiled) if kind in ("message", "exception") and _is_generic(kind, (pat,))
+                src for src, pat in zip(sources, compiled) if kind != "log" and _is_generic(kind, (pat,))
             )
             generic = len(generic_sources) == len(sources)
             out.append(Clause(kind, tuple(sources), generic, tuple(sorted(set(anchors))) if anchors is not None else None,

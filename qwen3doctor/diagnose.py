@@ -62,6 +62,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
                 if len(kept_tail) > MAX_KEPT_LINES // 2:
                     del kept_tail[: MAX_KEPT_LINES // 4]
     crashes = parser.finish()
+    collector.note_frames(crashes)
     env = merge_environment(collector, overrides or Overrides())
     warnings = list(source.warnings)
     if parser.dropped:

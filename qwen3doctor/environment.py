@@ -100,6 +100,13 @@ _CONFIG_FACTS = {
     "kv_cache_dtype": "kv_cache_dtype", "speculative_algorithm": "speculative", "speculative_config": "speculative",
     "model": "model", "model_path": "model",
 }
+_MODEL_FILE = re.compile(r"models/(qwen3\w*)\.py$")
+_MODEL_FILE_FAMILY = {
+    "qwen3": "qwen3", "qwen3_moe": "qwen3-moe", "qwen3_next": "qwen3-next", "qwen3_next_mtp": "qwen3-next",
+    "qwen3_5": "qwen3.5", "qwen3_5_moe": "qwen3.5-moe", "qwen3_5_mtp": "qwen3.5", "qwen3_vl": "qwen3-vl",
+    "qwen3_vl_moe": "qwen3-vl", "qwen3_omni_moe_thinker": "qwen3-omni", "qwen3_omni_moe": "qwen3-omni",
+    "qwen3_omni": "qwen3-omni",
+}
 _FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
 
 
@@ -380,6 +387,16 @@ class EnvCollector:
             if value.lower() not in _FALSY and not (sglang and key in _SGLANG_DEFAULT_VALUES):
                 self.flags.add(flag)
 
+    def note_frames(self, crashes) -> None:
+        """The model implementation a traceback runs through (`models/qwen3_5.py`) names the family when
+        nothing else does; the outermost model file wins (Qwen3.5 calls into qwen3_next.py for its GDN layers)."""
+        for crash in crashes:
+            for frame in crash.frames:
+                m = _MODEL_FILE.search(frame.file)
+                if m:
+                    self.put("model_file", m.group(1), "log: traceback frame " + frame.file.rsplit("/", 1)[-1], P_GUESS)
+                    return
+
     # -- result ----------------------------------------------------------------------------------
     def facts(self, *, derived: bool = True) -> dict[str, Fact]:
         if self._pending_command:
@@ -447,6 +464,10 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
             fam = vocab.family_of_model(str(out["model_mention"].value))
             if fam:
                 out["family"] = Fact(fam, out["model_mention"].source)
+        if not fam and "model_file" in out:
+            fam = _MODEL_FILE_FAMILY.get(str(out["model_file"].value))
+            if fam:
+                out["family"] = Fact(fam, out["model_file"].source)
     if "quantization" not in out:
         quant = None
         if "quantization_method" in out:

@@ -79,6 +79,7 @@ class Finding:
     fixes: tuple[Fix, ...]
     fixed_in: dict | None
     notes: tuple[str, ...] = ()
+    basis: str = "evidence"  # evidence | generic | supporting | combination: what the finding rests on
 
 
 class Verdict(str, Enum):

@@ -28,7 +28,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("sglang-cut", rf"{_TS}(?:\s+(?P<proc>(?:(?:DP|PP|TP|EP)\d+\s?)+))?\]\s?"),
     # vLLM / Python logging: "ERROR 05-05 12:36:59 [core.py:1138] ", "INFO 05-13 07:15:10 [importing.py:53] ",
     # "(Worker_TP4) ERROR [multiproc_executor.py:863] "
-    ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(?:\d{4}-)?\d\d-\d\d\s+[\d:.,]+\s+)?\[[\w./-]+:\d+\]\s?"),
+    ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(?:\d{4}-)?\d\d-\d\d\s+[\d:.,]+\s+)?\[?[\w./-]+\.py:\d+\]\s?"),
     # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "
     ("glog", r"[WEIF]\d{4} [\d:.]+\s+\d+\s+[\w./-]+:\d+\]\s?"),
 )

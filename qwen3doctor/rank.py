@@ -61,7 +61,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     for ev in rm.supports:
         if ev.state == "hit":
             kind = ev.clause.rsplit(".", 1)[-1]
-            generic = rm.generic.get(ev.clause) or kind == "exception"
+            generic = rm.generic.get(ev.clause) or kind == "exception"  # frames like __init__ are generic too
             support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
             supported = supported or not generic
     total += min(support, SUPPORT_CAP)
@@ -76,14 +76,23 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
             misses.append(ev)
     hard_miss = any(ev.clause in ("when.family", "when.engine") for ev in misses)
+    crashed = any(c.role != "consequence" for c in scan.crashes)
+    basis = "evidence"
     if rule.match and not strong:
         if weak:
             if hard_miss:
                 return None  # a generic message from another engine or model family says nothing
-        elif not (_combination(rm, when_hits, misses) or (supported and not misses)):
+            basis = "generic"
+        elif _combination(rm, when_hits, misses):
+            basis = "combination"
+        elif supported and crashed and not misses:
+            basis = "supporting"  # a crash whose own lines are missing, and lines that point here
+        else:
             return None
-    elif not rule.match and not _combination(rm, when_hits, misses):
-        return None
+    elif not rule.match:
+        if not _combination(rm, when_hits, misses):
+            return None
+        basis = "combination"
     total *= factor
     if total < MIN_SCORE:
         return None
@@ -96,16 +105,12 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             confidence = "medium"
     if confidence == "high" and rule.status == "unconfirmed":
         confidence = "medium"
-    notes = tuple(ev.text for ev in misses)
-    if rule.match and not strong and not weak:
-        notes += ("the log lacks this crash's own evidence: a candidate from the environment and supporting lines only",)
-    elif weak and not strong:
-        notes += ("only generic evidence: a candidate, not a diagnosis",)
+    notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())
     return Finding(
         rule_id=rule.id, title=rule.title, status=rule.status, score=round(min(total, 1.0), 3),
         confidence=confidence, engines=rule.engines, families=rule.families, references=rule.references,
         evidence=tuple(rm.match) + tuple(rm.supports) + tuple(rm.when), fixes=fixes_for(rm, scan.environment),
-        fixed_in=rule.fixed_in, notes=notes,
+        fixed_in=rule.fixed_in, notes=notes, basis=basis,
     )
 
 
@@ -120,7 +125,17 @@ def _combination(rm: RuleMatch, when_hits: set[str], misses: list[Evidence]) -> 
     return bool(discriminating)
 
 
+BASIS_NOTE = {
+    "generic": ("only generic evidence (a message every crash of this class shares): a candidate, not a diagnosis",),
+    "supporting": ("the log lacks this crash's own lines: a candidate from supporting lines and the environment",),
+    "combination": ("no crash evidence for it in the log: the environment is a known-bad combination",),
+}
+
+
 def rank(findings: list[Finding]) -> list[Finding]:
+    """Best first. Once some rule has its own evidence, candidates that rest on less are left out."""
+    if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
+        findings = [f for f in findings if f.basis == "evidence"]
     order = {"high": 0, "medium": 1, "low": 2}
     findings.sort(key=lambda f: (-f.score, order[f.confidence], STATUS_ORDER.get(f.status, 3), f.rule_id))
     return findings[:MAX_FINDINGS]

@@ -9,15 +9,20 @@ ENV_ORDER = ("engine", "engine_version", "model", "family", "quantization", "tp"
 MARK = {"hit": "+", "miss": "-", "unknown": "?"}
 
 
+def crash_line(crash) -> str:
+    if not crash.exception_type and not crash.message:
+        return "a traceback cut before its exception line (paste the lines that follow it)"
+    what = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
+    return f"{crash.crash_class}: {what[:300]}"
+
+
 def headline(report: Report) -> str:
     if report.verdict is Verdict.NOTHING:
         return "Nothing to diagnose: the input is empty."
     if report.verdict is Verdict.CLEAN:
         return "No crash found."
     if report.verdict is Verdict.UNEXPLAINED:
-        c = report.crash
-        what = (c.exception_type + ": " if c and c.exception_type else "") + (c.message if c else "")
-        return f"A crash that no rule explains ({c.crash_class if c else 'unknown'}): {what[:160]}"
+        return f"A crash that no rule explains: {crash_line(report.crash)[:200]}"
     top = report.findings[0]
     return f"Most likely: {top.title} [{top.confidence} confidence, {', '.join(top.references[:2])}]"
 
@@ -39,8 +44,7 @@ def render(report: Report) -> str:
     crash = report.crash
     if crash is not None:
         out.append("Crash:")
-        kind = crash.exception_type or "error"
-        out.append(f"  {crash.crash_class}: {kind}: {crash.message[:300]}".rstrip(": "))
+        out.append("  " + crash_line(crash))
         if crash.process:
             out.append(f"  process: {crash.process} (line {crash.line_no})")
         if crash.frames:

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import Report, Verdict
-from .plain import ENV_ORDER, headline
+from .plain import ENV_ORDER, crash_line, headline
 
 STATE_STYLE = {"hit": ("✔", "green"), "miss": ("✘", "red"), "unknown": ("?", "yellow")}
 CONF_STYLE = {"high": "bold green", "medium": "yellow", "low": "dim"}
@@ -31,9 +31,7 @@ def render(report: Report, width: int | None = None) -> str:
         console.print(Panel(table, title="environment", title_align="left", border_style="dim"))
     crash = report.crash
     if crash is not None:
-        body = Text()
-        body.append(f"{crash.crash_class}  ", style="bold red")
-        body.append(f"{crash.exception_type + ': ' if crash.exception_type else ''}{crash.message[:300]}")
+        body = Text(crash_line(crash), style="bold red")
         if crash.process:
             body.append(f"\nprocess {crash.process}, line {crash.line_no}", style="dim")
         if crash.frames:
