@@ -1,0 +1,177 @@
+"""Nothing a log or a rule contains may crash or hang the tool (issue: safe against any input and any rule)."""
+
+import io
+import os
+import random
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLES
+
+from qwen3doctor.diagnose import diagnose_source, diagnose_text
+from qwen3doctor.model import Verdict
+from qwen3doctor.reader import LineSource
+
+EXAMPLE_LOGS = sorted(EXAMPLES.rglob("*.log"))
+SAMPLE = [p.read_text(encoding="utf-8", errors="replace") for p in EXAMPLE_LOGS[:: max(1, len(EXAMPLE_LOGS) // 12)]]
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def diagnose_bytes(data: bytes, catalog):
+    return diagnose_source(LineSource("-", io.BytesIO(data)), catalog)
+
+
+@FAST
+@given(st.binary(max_size=4000))
+def test_arbitrary_bytes_never_raise(catalog, data):
+    report = diagnose_bytes(data, catalog)
+    assert report.verdict in Verdict
+
+
+@FAST
+@given(st.text(max_size=3000))
+def test_arbitrary_text_never_raises(catalog, text):
+    diagnose_text(text, catalog)
+
+
+@FAST
+@given(st.sampled_from(SAMPLE), st.randoms(use_true_random=False), st.sampled_from(["shuffle", "truncate", "duplicate", "interleave"]))
+def test_real_logs_mangled_never_raise(catalog, text, rnd, how):
+    lines = text.splitlines()
+    if how == "shuffle":
+        rnd.shuffle(lines)
+    elif how == "truncate":
+        lines = lines[: rnd.randint(0, len(lines))]
+        if lines:
+            lines[-1] = lines[-1][: rnd.randint(0, len(lines[-1]))]
+    elif how == "duplicate":
+        lines = [l for l in lines for _ in range(rnd.randint(1, 3))]
+    else:
+        other = rnd.choice(SAMPLE).splitlines()
+        merged = []
+        while lines or other:
+            src = lines if (lines and (not other or rnd.random() < 0.5)) else other
+            merged.append(src.pop(0))
+        lines = merged
+    diagnose_text("\n".join(lines), catalog)
+
+
+def test_empty_and_whitespace_are_nothing_to_diagnose(catalog):
+    assert diagnose_text("", catalog).verdict is Verdict.NOTHING
+    assert diagnose_text("  \n\t\n\r\n", catalog).verdict is Verdict.NOTHING
+
+
+def test_log_without_a_crash_is_clean(catalog):
+    text = "\n".join(f"(APIServer pid=1) INFO 03-02 10:15:{i % 60:02d} [loggers.py:123] Engine 000: Running: 3 reqs" for i in range(500))
+    assert diagnose_text(text, catalog).verdict is Verdict.CLEAN
+
+
+def test_ten_thousand_tracebacks(catalog):
+    rng = random.Random(3)
+    chunks = []
+    for i in range(10_000):
+        chunks.append(
+            f"[2025-05-01 10:00:00 TP{i % 8}] Scheduler hit an exception: Traceback (most recent call last):\n"
+            f'  File "/s/sglang/srt/managers/scheduler.py", line {rng.randint(1, 4000)}, in run_scheduler_process\n'
+            f'  File "/s/sglang/srt/layers/f{i % 97}.py", line 1, in fn_{i % 501}\n'
+            f"RuntimeError: failure number {i} in fn_{i % 501}\n"
+        )
+    report = diagnose_text("".join(chunks), catalog)
+    assert report.verdict is Verdict.UNEXPLAINED
+    assert len(report.crashes) <= 400
+
+
+def test_truncated_traceback_reports_the_fragment(catalog):
+    report = diagnose_text('Traceback (most recent call last):\n  File "/v/vllm/v1/engine/core.py", line 1, in run_engine_core\n', catalog)
+    assert report.verdict is Verdict.UNEXPLAINED and report.crash.functions == ("run_engine_core",)
+
+
+def test_enormous_single_line_is_cut_and_memory_stays_bounded(catalog, tmp_path):
+    import tracemalloc
+
+    p = tmp_path / "one-line.log"
+    with open(p, "wb") as fh:
+        fh.write(b"RuntimeError: " + b"x" * (40 << 20) + b"\nKilled\n")
+    from qwen3doctor.reader import open_source
+
+    tracemalloc.start()
+    src = open_source(str(p))
+    report = diagnose_source(src, catalog)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert any("were cut" in w for w in report.warnings)
+    assert peak < 64 << 20, f"peak {peak >> 20} MiB"
+
+
+HOSTILE = """\
+title: A rule whose regex runs away
+status: unconfirmed
+references: [vllm#1]
+match:
+  log: ['(a+)+$']
+cause: Catastrophic backtracking on purpose.
+fixes: [{title: none, command: '', cost: none}]
+tests: {match: [], no_match: []}
+"""
+
+
+def test_runaway_user_regex_is_stopped_and_named(tmp_path):
+    pack = tmp_path / "pack" / "vllm"
+    pack.mkdir(parents=True)
+    (pack / "runaway.yaml").write_text(HOSTILE)
+    log = tmp_path / "a.log"
+    log.write_text("a" * 5000 + "!\n" + "RuntimeError: x\n")
+    r = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(log), "--rules", str(tmp_path / "pack"),
+                        "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode in (1, 3), r.stderr
+    import json
+
+    doc = json.loads(r.stdout)
+    assert any("runaway" in w and "took too long" in w for w in doc["warnings"])
+
+
+def test_no_network_connection_is_made(catalog, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("network access attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    for path in EXAMPLE_LOGS[:20]:
+        diagnose_text(path.read_text(encoding="utf-8", errors="replace"), catalog)
+
+
+def test_writes_nothing_but_its_cache(tmp_path):
+    work = tmp_path / "cwd"
+    work.mkdir()
+    cache = tmp_path / "cache"
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), NO_COLOR="1")
+    example = EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
+    subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(example)], cwd=work, env=env,
+                   capture_output=True, timeout=120)
+    assert list(work.iterdir()) == []
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and all(Path(p).is_relative_to(cache / "qwen3doctor") for p in written)
+    subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(example)], cwd=work,
+                   env=dict(env, QWEN3DOCTOR_NO_CACHE="1", XDG_CACHE_HOME=str(tmp_path / "other")), capture_output=True, timeout=120)
+    assert not (tmp_path / "other").exists()
+
+
+def test_both_prefilters_give_identical_diagnoses(catalog):
+    from qwen3doctor.diagnose import prefilter_for
+    from qwen3doctor.render.json import report_dict
+    from qwen3doctor.scanner import hyperscan_available
+
+    if not hyperscan_available():
+        pytest.skip("hyperscan not installed")
+    hs, py = prefilter_for(catalog, "hyperscan"), prefilter_for(catalog, "python")
+    for path in EXAMPLE_LOGS:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        a = report_dict(diagnose_text(text, catalog, str(path), prefilter=hs))
+        b = report_dict(diagnose_text(text, catalog, str(path), prefilter=py))
+        assert a == b, path.name
