@@ -10,7 +10,9 @@ chunked `bytes.find` does, and both select exactly the same lines, so diagnoses 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
+import pickle
 from collections.abc import Iterable, Iterator
 
 from .reader import MAX_LINE, LineSource, clean
@@ -200,21 +202,52 @@ def is_noise(anchor: tuple[str, bool]) -> bool:
     return any(literal in n for n in NOISE)
 
 
+PARALLEL_MIN = 64 << 20  # a regular file this big is scanned by two processes, one half each
+
+
 def selected_lines(source: LineSource, prefilter: Prefilter) -> Iterator[tuple[int, str, int]]:
     """(line number, clean text, why) of every line worth reading, in order; `why` is a mask of CRASH, ENV,
     RULE (ALL for the head of the log and the lines after a crash marker). Lines are split on \\n; the
-    CR-separated parts of one line (progress bars) come out as separate texts with the same number."""
-    stream = source.stream
+    CR-separated parts of one line (progress bars) come out as separate texts with the same number.
+
+    A large regular file is split at a line boundary and its second half scanned by a forked process at the
+    same time (where fork exists); the lines come out the same as from one pass."""
+    split = _split_point(source)
+    if split is None:
+        state = _State(source)
+        yield from _scan(source.stream, prefilter, state)
+        _finish(source, state)
+        return
+    yield from _scan_in_two(source, prefilter, split)
+
+
+class _State:
+    def __init__(self, source: LineSource, first_line: int = 1):
+        self.source = source
+        self.line_no = first_line  # the number of the line that starts the unread data
+        self.after_until = 0  # lines up to this number are kept whole (context after a crash marker)
+        self.cut = 0
+
+
+def _finish(source: LineSource, state: _State) -> None:
+    source.lines_read = state.line_no - 1
+    if state.cut:
+        source.warnings.append(f"{source.name}: {state.cut} line(s) longer than {MAX_LINE // (1 << 20)} MiB were cut")
+
+
+def _scan(stream, prefilter: Prefilter, state: _State, limit: int | None = None) -> Iterator[tuple[int, str, int]]:
+    source = state.source
     buf = b""
-    line_no = 1  # the number of the line that starts buf
-    after_until = 0  # lines up to this number are kept whole (context after a crash marker)
-    cut = 0
+    left = limit
     while True:
+        want = CHUNK if left is None else min(CHUNK, left)
         try:
-            data = stream.read(CHUNK)
+            data = stream.read(want) if want > 0 else b""
         except (OSError, EOFError, ValueError) as exc:
             source.warnings.append(f"{source.name}: stopped reading: {exc}")
             data = b""
+        if left is not None:
+            left -= len(data)
         if data:
             source.bytes_read += len(data)
             buf += data
@@ -223,12 +256,12 @@ def selected_lines(source: LineSource, prefilter: Prefilter) -> Iterator[tuple[i
                 if len(buf) <= MAX_LINE:
                     continue
                 # inside an overlong line: read its head, skip the rest as it streams
-                cut += 1
+                state.cut += 1
                 head = buf[:MAX_LINE] + b"\n"
-                for start, why in _line_starts(head, prefilter, line_no, after_until):
-                    yield from _emit(head, start, line_no, why)
+                for start, why in _line_starts(head, prefilter, state.line_no, state.after_until):
+                    yield from _emit(head, start, state.line_no, why)
                 buf = _skip_line(stream, source)
-                line_no += 1
+                state.line_no += 1
                 continue
         else:
             if not buf:
@@ -236,19 +269,112 @@ def selected_lines(source: LineSource, prefilter: Prefilter) -> Iterator[tuple[i
             buf += b"\n"
             end = len(buf)
         block, buf = buf[:end], buf[end:]
-        last, at = 0, line_no
-        for start, why in _line_starts(block, prefilter, line_no, after_until):
+        last, at = 0, state.line_no
+        for start, why in _line_starts(block, prefilter, state.line_no, state.after_until):
             at += block.count(b"\n", last, start)
             last = start
             if why & CRASH:
-                after_until = max(after_until, at + AFTER_CRASH)
+                state.after_until = max(state.after_until, at + AFTER_CRASH)
             yield from _emit(block, start, at, why)
-        line_no = at + block.count(b"\n", last)
+        state.line_no = at + block.count(b"\n", last)
         if not data:
             break
-    source.lines_read = line_no - 1
-    if cut:
-        source.warnings.append(f"{source.name}: {cut} line(s) longer than {MAX_LINE // (1 << 20)} MiB were cut")
+
+
+def _split_point(source: LineSource) -> int | None:
+    """The offset of a line start near the middle of a large, seekable, uncompressed file; else None."""
+    if not hasattr(os, "fork") or os.environ.get("QWEN3DOCTOR_JOBS") == "1":
+        return None
+    raw = getattr(source.stream, "raw", None)
+    try:
+        if raw is None or not hasattr(raw, "fileno") or source.stream.tell() != 0:
+            return None
+        size = os.fstat(raw.fileno()).st_size
+        if size < PARALLEL_MIN or not isinstance(raw, io.FileIO):
+            return None
+        mid = size // 2
+        window = os.pread(raw.fileno(), MAX_LINE + 1, mid)
+        nl = window.find(b"\n")
+        return None if nl == -1 else mid + nl + 1
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+class _Range(io.RawIOBase):
+    """The bytes of a file from `start` to its end, read with pread (no shared file position)."""
+
+    def __init__(self, fd: int, start: int):
+        self.fd, self.pos = fd, start
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        data = os.pread(self.fd, n if n > 0 else CHUNK, self.pos)
+        self.pos += len(data)
+        return data
+
+
+def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterator[tuple[int, str, int]]:
+    fd = source.stream.raw.fileno()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child scans the second half, as if it were not in the head of the log
+        os.close(read_end)
+        code = 0
+        try:
+            child_src = LineSource(source.name, _Range(fd, split))
+            state = _State(child_src, first_line=HEAD_LINES + 1)
+            lines = list(_scan(child_src.stream, prefilter, state))
+            result = (lines, state.line_no - HEAD_LINES - 1, state.cut, child_src.warnings, child_src.bytes_read)
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which then reads the half itself
+            result = ("error", repr(exc))
+            code = 1
+        with os.fdopen(write_end, "wb") as out:
+            pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+        os._exit(code)
+    os.close(write_end)
+    state = _State(source)
+    try:
+        yield from _scan(source.stream, prefilter, state, limit=split)
+        with os.fdopen(read_end, "rb") as inp:
+            result = pickle.load(inp)
+    finally:
+        os.waitpid(pid, 0)
+    if result[0] == "error":
+        source.warnings.append(f"{source.name}: parallel scan failed ({result[1]}); read the second half in one pass")
+        source.stream.seek(split)
+        yield from _scan(source.stream, prefilter, state)
+        _finish(source, state)
+        return
+    lines, n_lines, cut, warnings, nbytes = result
+    offset = state.line_no - HEAD_LINES - 1  # child numbers start at HEAD_LINES + 1
+    boundary = state.line_no
+    context = set()
+    if state.after_until >= boundary:  # the crash context of the first half runs into the second
+        context = set(range(boundary, state.after_until + 1))
+        have = {n + offset for n, _, _ in lines}
+        missing = sorted(context - have)
+        if missing:
+            extra = _read_lines(fd, split, len(context))
+            lines = sorted(lines + [(boundary + i - offset, t, ALL) for i, t in enumerate(extra) if boundary + i in missing],
+                           key=lambda rec: rec[0])
+    for n, text, why in lines:
+        line = n + offset
+        yield line, text, (ALL if line in context else why)
+    source.bytes_read += nbytes
+    source.warnings.extend(warnings)
+    state.line_no = boundary + n_lines
+    state.cut += cut
+    _finish(source, state)
+
+
+def _read_lines(fd: int, start: int, count: int) -> list[str]:
+    data = os.pread(fd, (MAX_LINE + 1) * count, start)
+    out = []
+    for raw in data.split(b"\n")[:count]:
+        out.append(clean(raw[:MAX_LINE].decode("utf-8", errors="replace")))
+    return out
 
 
 def _skip_line(stream, source: LineSource) -> bytes:

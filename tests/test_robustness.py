@@ -175,3 +175,38 @@ def test_both_prefilters_give_identical_diagnoses(catalog):
         a = report_dict(diagnose_text(text, catalog, str(path), prefilter=hs))
         b = report_dict(diagnose_text(text, catalog, str(path), prefilter=py))
         assert a == b, path.name
+
+
+def test_parallel_scan_of_a_large_file_selects_the_same_lines(catalog, tmp_path, monkeypatch):
+    """A big regular file is read by two processes, one half each; the lines (and numbers) must not change,
+    including the context of a crash marker that sits just before the split."""
+    from qwen3doctor import scanner
+    from qwen3doctor.diagnose import prefilter_for
+    from qwen3doctor.reader import open_source
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    noise = "(APIServer pid=1) INFO:     10.0.0.1:5000 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+    crash = (EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log").read_text()
+    body = noise * 3000 + "RuntimeError: CUDA error: an illegal memory access was encountered\nfollow-on one\nfollow-on two\n"
+    p = tmp_path / "big.log"
+    p.write_text(crash + body + noise * 3000 + crash)
+    pf = prefilter_for(catalog)
+    monkeypatch.setattr(scanner, "PARALLEL_MIN", 1)
+    size = p.stat().st_size
+    for split_at in (None, "mid"):
+        if split_at is None:
+            monkeypatch.setenv("QWEN3DOCTOR_JOBS", "1")
+        else:
+            monkeypatch.delenv("QWEN3DOCTOR_JOBS", raising=False)
+            # put the split right after the crash marker line, so its context spills into the second half
+            text = p.read_bytes()
+            cut = text.index(b"follow-on one")
+            monkeypatch.setattr(scanner, "_split_point", lambda source: cut if source.stream.tell() == 0 else None)
+        src = open_source(str(p))
+        got = list(scanner.selected_lines(src, pf))
+        src.close()
+        if split_at is None:
+            expected, lines_read = got, src.lines_read
+        else:
+            assert got == expected and src.lines_read == lines_read and src.bytes_read == size
