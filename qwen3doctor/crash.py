@@ -310,6 +310,6 @@ def order(crashes: list[Crash]) -> list[Crash]:
     fragments = [c for c in marked if c.role == "fragment"]
     rest = [c for c in marked if c.role not in ("cause", "fragment")]
     ordered = causes + fragments + rest
-    if ordered:
+    if ordered and ordered[0].role in ("cause", "fragment"):
         ordered[0] = replace(ordered[0], role="primary")
     return ordered

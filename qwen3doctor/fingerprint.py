@@ -49,12 +49,12 @@ class Fingerprint:
 
 
 def is_engine_file(path: str) -> bool:
-    parts = [p for p in re.split(r"[/\\]", path) if p]
+    folders = [p for p in re.split(r"[/\\]", path) if p][:-1]
     for marker in _INSTALL_DIRS:
-        if marker in parts:
-            i = len(parts) - 1 - parts[::-1].index(marker)
-            return i + 1 < len(parts) - 0 and _is_engine_package(parts[i + 1]) and i + 1 < len(parts) - 1
-    return any(_is_engine_package(p) for p in parts[:-1])
+        if marker in folders:
+            i = len(folders) - 1 - folders[::-1].index(marker)
+            return i + 1 < len(folders) and _is_engine_package(folders[i + 1])
+    return any(_is_engine_package(p) for p in folders)
 
 
 def _is_engine_package(name: str) -> bool:
@@ -79,7 +79,7 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     # absolute or home paths, and relative ones with at least one folder (a/b.py, Qwen/Qwen3-8B)
     (re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\][^\s'\",:;()\[\]{}<>]+|\b[\w.\-]+/[\w.\-/]*[\w\-]"), "<path>"),
     (re.compile(r"\b[0-9a-f]{12,}\b"), "<id>"),  # hashes, long hex ids
-    (re.compile(r"(?<![A-Za-z_<])[-+]?\d+(?:\.\d+)*(?:[eE][-+]?\d+)?"), "<n>"),
+    (re.compile(r"(?<![\w<])\d+(?:\.\d+)*(?:[eE][-+]?\d+)?"), "<n>"),
 )
 _LIST = re.compile(r"<n>(?:\s*,\s*<n>)+")
 _SPACE = re.compile(r"\s+")
@@ -87,11 +87,16 @@ _SPACE = re.compile(r"\s+")
 
 def template(message: str) -> str:
     """The message with what varies between runs masked (step 3 above)."""
-    text = _SPACE.sub(" ", message).strip()[: MAX_TEMPLATE * 4]
+    text = _SPACE.sub(" ", message.replace("\\n", " ")).strip()[: MAX_TEMPLATE * 4]
     for pattern, tag in _MASKS:
         text = pattern.sub(tag, text)
     text = _LIST.sub("<n>, ...", text)
-    return text[:MAX_TEMPLATE].rstrip()
+    if len(text) > MAX_TEMPLATE:  # cut at a word boundary, never inside a <tag>
+        cut = text.rfind(" ", 0, MAX_TEMPLATE)
+        text = text[: cut if cut > MAX_TEMPLATE // 2 else MAX_TEMPLATE]
+        if text.rfind("<") > text.rfind(">"):
+            text = text[: text.rfind("<")]
+    return text.rstrip()
 
 
 def exception_name(crash: Crash) -> str:
@@ -120,7 +125,7 @@ def is_fingerprint_id(text: str) -> bool:
 def template_regex(tmpl: str) -> str:
     """A `regex` pattern matching messages of this template (for a draft rule's `message` clause)."""
     holes = {
-        "<n>, ...": r"[-+\d.eE]+(?:\s*,\s*[-+\d.eE]+)*", "<n>": r"[-+]?\d+(?:\.\d+)*(?:[eE][-+]?\d+)?",
+        "<n>, ...": r"\d[\d.eE+\-]*(?:\s*,\s*\d[\d.eE+\-]*)*", "<n>": r"\d+(?:\.\d+)*(?:[eE][-+]?\d+)?",
         "<addr>": r"0x[0-9a-fA-F]+", "<ip>": r"[\d.:]+", "<path>": r"\S+", "<url>": r"\S+", "<id>": r"\S+",
     }
     out, pos = [], 0

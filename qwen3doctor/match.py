@@ -72,7 +72,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                     if _search(pat, frame.function, rule_id, src, full=True):
                         loc = f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}" if frame.file else "?"
                         return _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src)
-        complete = [c for c in crashes if c.complete and len(c.frames) >= 2 and c.role != "consequence"]
+        complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]
         if complete:
             deepest = complete[0].functions[-1]
             return Evidence(label, MISS, f"the traceback ends in `{deepest}`, not in {_names(clause.sources)}")

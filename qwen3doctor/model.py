@@ -25,7 +25,7 @@ class Crash:
     line_no: int
     frames: tuple[Frame, ...] = ()
     complete: bool = False  # the traceback reached its exception line
-    role: str = "primary"  # primary | cause | consequence | wrapper
+    role: str = "cause"  # primary (the first cause) | cause | fragment | consequence | wrapper
     chained: tuple["Crash", ...] = ()  # exceptions that led to this one ("During handling ...")
 
     @property

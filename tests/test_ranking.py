@@ -1,0 +1,75 @@
+"""Ranking policy on real-looking logs: fixed versions, wrapper-only logs, generic messages, families."""
+
+from pathlib import Path
+
+import pytest
+
+from qwen3doctor.diagnose import Overrides, diagnose_text
+from qwen3doctor.model import Verdict
+
+
+def _fixed_rule_with_log(catalog):
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        version = (rule.fixed_in or {}).get("version")
+        logs = [v for how, v, _ in rule.tests["match"] if how == "file"]
+        if version and logs and len(rule.engines) == 1:
+            return rule, Path(logs[0]).read_text(encoding="utf-8", errors="replace"), version
+    pytest.skip("no rule with a fixed version")
+
+
+def test_a_version_past_the_fix_demotes_with_a_note(catalog):
+    rule, text, fixed = _fixed_rule_with_log(catalog)
+    engine = rule.engines[0]
+    past = diagnose_text(text, catalog, overrides=Overrides(options={"engine": engine, "engine_version": "99.0.0"}))
+    hit = [f for f in past.findings if f.rule_id == rule.id]
+    if hit:
+        assert hit[0].confidence == "low"
+        assert any(f"fixed in {fixed}" in n for n in hit[0].notes)
+    before = diagnose_text(text, catalog, overrides=Overrides(options={"engine": engine, "engine_version": "0.0.1"}))
+    top = [f for f in before.findings if f.rule_id == rule.id][0]
+    assert top.fixes[0].command.startswith("pip install -U") and fixed in top.fixes[0].command
+
+
+def test_wrapper_only_log_says_which_lines_to_paste(catalog):
+    log = (
+        "(APIServer pid=1) ERROR 05-05 12:00:00 [async_llm.py:525] AsyncLLM output_handler failed.\n"
+        "(APIServer pid=1) ERROR 05-05 12:00:00 [async_llm.py:525] vllm.v1.engine.exceptions.EngineDeadError: "
+        "EngineCore encountered an issue. See stack trace (above) for the root cause.\n"
+    )
+    report = diagnose_text(log, catalog)
+    assert report.verdict is Verdict.UNEXPLAINED
+    assert report.crash.role == "wrapper"
+    assert any("paste the lines above it" in s for s in report.next_steps)
+
+
+def test_bare_illegal_memory_access_gives_low_candidates_only(catalog):
+    report = diagnose_text("torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n", catalog)
+    assert report.findings and all(f.confidence == "low" for f in report.findings)
+    assert all(f.basis == "generic" for f in report.findings)
+
+
+def test_a_non_qwen_model_never_gets_a_confident_qwen_claim(catalog):
+    log = (
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8\n"
+        "[2025-03-29 18:18:34 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/forward_batch_info.py", line 604, in _compute_mrope_positions\n'
+        "    mrope_positions = torch.cat(mrope_positions_list, dim=1)\n"
+        "torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n"
+    )
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("family") == "other"
+    for f in report.findings:
+        if f.families:
+            assert f.confidence == "low", f.rule_id
+
+
+def test_the_same_message_with_different_frames_names_different_causes(catalog):
+    """One message, two kernels: the frames decide."""
+    head = "vllm serve Qwen/Qwen3.5-35B-A3B --tensor-parallel-size 2\nTraceback (most recent call last):\n"
+    tail = "torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n"
+    prefill = head + '  File "/v/vllm/model_executor/models/qwen3_next.py", line 138, in fi_chunk_gated_delta_rule\n' + tail
+    top = diagnose_text(prefill, catalog).findings[0]
+    assert top.rule_id == "gdn-cudagraph-illegal-memory-access" and top.confidence in ("high", "medium")
+    other = head + '  File "/v/vllm/model_executor/layers/sampler.py", line 10, in sample\n' + tail
+    ids = [f.rule_id for f in diagnose_text(other, catalog).findings]
+    assert "gdn-cudagraph-illegal-memory-access" not in ids
