@@ -376,7 +376,7 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
     if c.problems:
         return None, c.problems
     rule = Rule(
-        id=rule_id, path=str(path), engines=ENGINE_DIRS.get(engine_dir, ("vllm", "sglang")), title=title,
+        id=rule_id, path=display, engines=ENGINE_DIRS.get(engine_dir, ("vllm", "sglang")), title=title,
         status=status, references=tuple(references), aliases=tuple(aliases), families=tuple(families),
         match=tuple(match), supports=supports, when=when, cause=" ".join(cause.split()), symptoms=symptoms,
         fixes=fixes, fixed_in=fixed_in, tests=tests, notes=notes, raw_when=raw_when,

@@ -289,8 +289,11 @@ def _paths_catalog(paths: list[str] | None):
 
 
 @rules_app.command("lint", help="Validate rules: schema, regexes, ids, references, tests present. Every problem names file, line and field.")
-def rules_lint(paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: all rules).")) -> None:
-    from .ruletools import lint
+def rules_lint(
+    paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: all rules)."),
+    verbose: bool = typer.Option(False, "--warnings", help="Also show advice that does not fail lint (prefilter anchors)."),
+) -> None:
+    from .ruletools import lint, lint_warnings
 
     catalog, only = _paths_catalog(paths)
     if only is not None:
@@ -298,6 +301,9 @@ def rules_lint(paths: Optional[List[str]] = typer.Argument(None, help="Rule file
     problems = lint(catalog)
     for p in problems:
         print(p)
+    if verbose:
+        for w in lint_warnings(catalog):
+            print(f"warning: {w}")
     if problems:
         _err(f"{len(problems)} problem(s) in {len(catalog.rules)} rule(s)")
         raise typer.Exit(EXIT_USAGE)

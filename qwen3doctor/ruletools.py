@@ -113,6 +113,27 @@ def lint(catalog: Catalog) -> list[str]:
     return problems
 
 
+def lint_warnings(catalog: Catalog) -> list[str]:
+    """Advice that does not fail lint: `log` patterns the prefilter cannot anchor, or whose anchor is in
+    ordinary request traffic (those only run on lines other anchors select, so they can miss on big logs)."""
+    from .scanner import MIN_PREFILTER_ANCHOR, is_noise
+
+    out = []
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        for clause in [c for alt in rule.match for c in alt] + list(rule.supports):
+            if clause.kind != "log":
+                continue
+            if clause.anchors is None:
+                out.append(f"{rule.path}: {clause.kind}: a pattern has no literal of {MIN_PREFILTER_ANCHOR}+ characters "
+                           f"({', '.join(clause.sources)[:120]}): on a large log it only sees lines other anchors select")
+                continue
+            weak = [a for a, nocase in clause.anchors if len(a) < MIN_PREFILTER_ANCHOR or is_noise((a, nocase))]
+            if weak:
+                out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in weak[:3])} are too short or "
+                           "occur in ordinary request traffic: the prefilter ignores them")
+    return out
+
+
 def rules_table(catalog: Catalog) -> list[dict]:
     return [
         {
