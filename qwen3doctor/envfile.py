@@ -75,9 +75,10 @@ _ROCM_SMI_DRIVER = re.compile(r"^(?:GPU\[\d+\]\s*:\s*)?Driver version\s*:\s*(?P<
 _ENV_VAR = re.compile(r"^(?P<k>(?:VLLM|SGLANG|NCCL|CUDA|TORCH|PYTORCH|HIP|ROCR|HSA|NVIDIA|FLASHINFER|TRITON)_?[A-Z0-9_]*)=(?P<v>.*)$")
 _SECRET_NAME = re.compile(r"(?i)key|token|secret|passw|credential|auth")
 _CUDNN_LIB = re.compile(r"libcudnn(?:_\w+)?\.so\.(?P<v>\d+\.\d+\.\d+)")
-_HEADERS = {  # first line of a block that carries no facts of its own
-    "cpu": re.compile(r"^(?:CPU:|CPU Info)\s*$"),
-    "topology": re.compile(r"^(?:GPU Topology|NVIDIA Topology|AMD Topology|Ascend Topology)\s*:?\s*$"),
+_TOPOLOGY = re.compile(r"^(?:GPU Topology|NVIDIA Topology|AMD Topology|Ascend Topology)\s*:?\s*$")
+_SECTION_TITLES = {  # the sectioned collect-env layout's headings, each between two `=====` rules
+    "System Info", "PyTorch Info", "Python Environment", "CUDA / GPU Info", "Intel XPU / GPU Info", "CPU Info",
+    "Versions of relevant libraries", "vLLM Info", "Environment Variables",
 }
 
 
@@ -114,12 +115,12 @@ class _Parse:
     facts: dict[str, tuple[object, str]] = field(default_factory=dict)  # key -> (value, kind)
     kinds: list[str] = field(default_factory=list)
     not_installed: list[str] = field(default_factory=list)
-    gpu_names: dict[int, str] = field(default_factory=dict)  # index -> name (GPU listings)
+    gpu_names: dict[int, tuple[str, str]] = field(default_factory=dict)  # index -> (name, kind) from GPU listings
     gpu_groups: list[tuple[str, int]] = field(default_factory=list)  # (name, count) from check_env
     gpu_memory: list[int] = field(default_factory=list)
     cudnn_libs: list[str] = field(default_factory=list)
     leftovers: list[str] = field(default_factory=list)
-    mode: str = ""  # "", "cpu", "topology", "gpu-list", "cudnn", "build-flags", "pip-list", "smi", "env-vars"
+    mode: str = ""  # "", "cpu-legacy", "cpu-open", "cpu", "topology", "gpu-list", "cudnn", "build-flags", "pip-list", "smi"
 
     def kind(self, kind: str) -> None:
         if kind not in self.kinds:
@@ -186,8 +187,16 @@ def parse_env_lines(lines: Iterable[str], path: str = "-") -> EnvFile:
 # -- one line ---------------------------------------------------------------------------------------
 def _line(p: _Parse, line: str) -> None:
     text = line.strip()
+    if p.mode == "cpu-legacy":  # `CPU:` ... up to a blank line
+        if not text:
+            p.mode = ""
+        return
+    if p.mode == "cpu-open":  # `CPU Info` between two `=====` rules, then the lscpu lines up to the next rule
+        p.mode = "cpu"
+        if _SECTION_RULE.match(text):
+            return
     if p.mode == "cpu":
-        if not text and p.kinds and KIND_VLLM_SECTIONED not in p.kinds or _SECTION_RULE.match(text):
+        if _SECTION_RULE.match(text):
             p.mode = ""
         return
     if p.mode == "topology":
@@ -198,7 +207,7 @@ def _line(p: _Parse, line: str) -> None:
     if p.mode == "gpu-list":
         m = _GPU_ROW.match(text)
         if m:
-            p.gpu_names[int(m.group("idx"))] = m.group("name")
+            p.gpu_names[int(m.group("idx"))] = (m.group("name"), _vllm_kind(p))
             return
         p.mode = ""
         if not text:
@@ -223,10 +232,17 @@ def _line(p: _Parse, line: str) -> None:
     if text.startswith("Collecting environment information"):
         p.kind(KIND_VLLM_LEGACY)
         return
-    for mode, pattern in _HEADERS.items():
-        if pattern.match(text):
-            p.mode = mode
-            return
+    if text in _SECTION_TITLES:
+        p.kind(KIND_VLLM_SECTIONED)
+        if text == "CPU Info":
+            p.mode = "cpu-open"
+        return
+    if text == "CPU:":
+        p.mode = "cpu-legacy"
+        return
+    if _TOPOLOGY.match(text):
+        p.mode = "topology"
+        return
     if _smi(p, text) or _rocm_smi(p, text):
         return
     m = _PIP_BRACKET.match(text)
@@ -242,7 +258,7 @@ def _line(p: _Parse, line: str) -> None:
     m = _FREEZE.match(text)
     if m:
         if not p.package(m.group("name"), m.group("ver"), KIND_PIP_FREEZE):
-            p.kind(KIND_PIP_FREEZE) if p.mode != "pip-list" else None
+            p.kind(KIND_PIP_FREEZE)
         return
     m = _FREEZE_URL.match(text) or _FREEZE_EDITABLE.match(text)
     if m:
@@ -257,9 +273,9 @@ def _line(p: _Parse, line: str) -> None:
         return
     m = _GPU_ROW.match(text)
     if m:
-        p.gpu_names[int(m.group("idx"))] = m.group("name")
-        if "(UUID:" in text:
-            p.kind(KIND_NVIDIA_SMI)
+        kind = KIND_NVIDIA_SMI if "(UUID:" in text or not _vllm_kinds(p) else _vllm_kind(p)
+        p.gpu_names[int(m.group("idx"))] = (m.group("name"), kind)
+        p.kind(kind)
         return
     m = _ENV_VAR.match(text)
     if m:
@@ -273,6 +289,8 @@ def _line(p: _Parse, line: str) -> None:
 
 
 def _topology_ends(text: str) -> bool:
+    if _SECTION_RULE.match(text):
+        return True
     if not text or text.startswith(("GPU", "NIC", "Legend", "X ", "SYS", "NODE", "PHB", "PXB", "PIX", "NV", "=")):
         return False
     if text.startswith(("CPU Affinity", "\t")):
@@ -303,6 +321,8 @@ def _key_value(p: _Parse, key: str, value: str) -> bool:
         kind = KIND_SGLANG if (low in ("sglang", "sgl_kernel", "flashinfer_python") or KIND_SGLANG in p.kinds) else KIND_PIP_LIST
         p.package(key, v, kind)
         return True
+    if KIND_SGLANG in p.kinds and re.fullmatch(r"[\w.-]+", key) and (_NOT_INSTALLED.match(v) or clean_version(v)):
+        return True  # one of check_env's other packages (aiohttp, fastapi, ...): nothing a rule asks about
     return low in _IGNORED_KEYS
 
 
@@ -335,11 +355,11 @@ def _gpu_models(p: _Parse, v: str) -> None:
         return
     m = _GPU_ROW.match(v)
     if m:
-        p.gpu_names[int(m.group("idx"))] = m.group("name")
+        p.gpu_names[int(m.group("idx"))] = (m.group("name"), _vllm_kind(p))
     elif not _UNKNOWN_VALUE.match(v):
         name = re.sub(r"\s*\((gfx[^)]*)\)\s*$", "", v)
         gfx = re.search(r"\((gfx\w+)", v)
-        p.gpu_names.setdefault(0, name)
+        p.gpu_names.setdefault(0, (name, _vllm_kind(p)))
         if gfx:
             p.put("gfx", gfx.group(1), _vllm_kind(p))
 
@@ -450,7 +470,7 @@ _IGNORED_KEYS = {
     "is debug build", "gcc version", "clang version", "cmake version", "libc version", "python platform",
     "cuda_module_loading set to", "miopen runtime version", "is xnnpack available", "neuron sdk version",
     "cuda_home", "rocm_home", "cann_home", "bisheng", "hypervisor vendor", "ulimit soft", "xpu runtime version",
-    "is xpu available", "intel gpu models",
+    "is xpu available", "intel gpu models", "versions of relevant libraries",
 }
 
 
@@ -479,8 +499,8 @@ def _smi(p: _Parse, text: str) -> bool:
         return False
     m = _SMI_GPU_ROW.match(text)
     if m:
-        name = m.group("name").rstrip(".").strip()
-        p.gpu_names[int(m.group("idx"))] = name
+        name = m.group("name").rstrip(".").strip()  # the pre-2023 table cuts long names: `Tesla V100-SXM2...`
+        p.gpu_names[int(m.group("idx"))] = (name, KIND_NVIDIA_SMI)
         return True
     mem = _SMI_MEMORY.search(text)
     if mem:
@@ -495,7 +515,7 @@ def _rocm_smi(p: _Parse, text: str) -> bool:
         if key == "gfx version":
             p.put("gfx", value, KIND_ROCM_SMI)
         elif "instinct" in value.lower() or "radeon" in value.lower() or key == "marketing name":
-            p.gpu_names[int(m.group("idx"))] = value if value.startswith("AMD") else f"AMD {value}"
+            p.gpu_names[int(m.group("idx"))] = (value if value.startswith("AMD") else f"AMD {value}", KIND_ROCM_SMI)
         p.put("platform", "rocm", KIND_ROCM_SMI)
         return True
     m = _ROCM_SMI_DRIVER.match(text)
@@ -508,10 +528,8 @@ def _rocm_smi(p: _Parse, text: str) -> bool:
 # -- results ----------------------------------------------------------------------------------------
 def _finish(p: _Parse) -> EnvFile:
     if p.gpu_names:
-        names = [p.gpu_names[i] for i in sorted(p.gpu_names)]
-        kind = KIND_NVIDIA_SMI if KIND_NVIDIA_SMI in p.kinds and not _vllm_kinds(p) else (_vllm_kind(p) if _vllm_kinds(p) else KIND_NVIDIA_SMI)
-        if KIND_ROCM_SMI in p.kinds and not _vllm_kinds(p):
-            kind = KIND_ROCM_SMI
+        names = [p.gpu_names[i][0] for i in sorted(p.gpu_names)]
+        kind = p.gpu_names[min(p.gpu_names)][1]
         p.put("gpu", names[0], kind)
         p.put("gpu_count", len(names), kind)
         if len(set(names)) > 1:
