@@ -61,18 +61,38 @@ def _catalog(rules: list[str] | None, disable: list[str] | None, skip_bad: bool 
     return catalog
 
 
-def _pick_format(fmt: str) -> str:
+OUTPUT_SUFFIX_FORMATS = {".md": "markdown", ".xml": "junit", ".json": "json", ".jsonl": "json", ".txt": "plain", ".log": "plain"}
+
+
+def _pick_format(fmt: str, output: Path | None = None) -> str:
     if fmt != "auto":
         return fmt
-    if os.environ.get("NO_COLOR") or not sys.stdout.isatty():
+    if output is not None and output.suffix.lower() in OUTPUT_SUFFIX_FORMATS:
+        return OUTPUT_SUFFIX_FORMATS[output.suffix.lower()]
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        return "github"
+    if output is not None or os.environ.get("NO_COLOR") or not sys.stdout.isatty():
         return "plain"
     return "rich"
 
 
-FORMAT_OPT = typer.Option("auto", "--format", "-f", help="auto (rich on a terminal, plain otherwise or with NO_COLOR), plain, rich, json.")
+FORMAT_OPT = typer.Option(
+    "auto", "--format", "-f",
+    help="auto, plain, rich, json, github, markdown, junit. auto: github inside GitHub Actions, rich on a terminal, "
+    "plain otherwise or with NO_COLOR (with --output: from the file's suffix, .md .xml .json).",
+)
 RULES_OPT = typer.Option(None, "--rules", help="Extra rule folder or file (repeatable; also QWEN3DOCTOR_RULES). A rule with a bundled id replaces it.")
 DISABLE_OPT = typer.Option(None, "--disable", help="Rule id to switch off (repeatable).")
 SKIP_BAD_OPT = typer.Option(False, "--skip-bad-rules", help="Skip invalid rule files with a warning instead of refusing to run (exit 2).")
+ENV_FILE_OPT = typer.Option(
+    None, "--env-file",
+    help="A saved environment listing: `vllm collect-env` (any generation), `python -m sglang.check_env`, `pip list` / "
+    "`pip freeze`, `nvidia-smi`, or `qwen3doctor env --save` output. Below options, above the log.",
+)
+ENV_AUTO_OPT = typer.Option(
+    False, "--env-auto",
+    help="Fill in what the log does not say from this machine (`qwen3doctor env`): the lowest precedence, conflicts shown.",
+)
 
 
 @app.command(help="Diagnose crash logs: files, .gz files, '-' or a pipe. " + EXIT_CODES_HELP)
@@ -85,19 +105,26 @@ def diagnose(
     quantization: Optional[str] = typer.Option(None, "--quantization", help="fp8, fp8-block, gptq-int4, awq, ... or an engine method name."),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU name, e.g. 'NVIDIA H200'."),
     env: Optional[List[str]] = typer.Option(None, "--env", help="Any other fact as KEY=VALUE (repeatable), e.g. torch=2.9.1."),
-    env_file: Optional[Path] = typer.Option(None, "--env-file", help="A saved `vllm collect-env` / `python -m sglang.check_env` / pip list output."),
+    env_file: Optional[Path] = ENV_FILE_OPT,
+    env_auto: bool = ENV_AUTO_OPT,
     rules: Optional[List[str]] = RULES_OPT,
     disable: Optional[List[str]] = DISABLE_OPT,
     why: Optional[str] = typer.Option(None, "--why", help="Show every clause of this rule, hit / miss / unknown, to see why it did (not) match."),
     force: bool = typer.Option(False, "--force", help="Read files that look binary."),
     skip_bad_rules: bool = SKIP_BAD_OPT,
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file instead of standard output."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="What fails (exit non-zero): any (default: findings exit 1, unexplained crashes 3), known (findings only), high (high-confidence findings only), never."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Accept a finding or crash: a reference (vllm#34948), rule id or fingerprint (fp1-...); repeatable; also QWEN3DOCTOR_IGNORE and [tool.qwen3doctor] ignore. Ignored ones are listed, never fail."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Inputs diagnosed in parallel (default: the CPU count)."),
+    redact: bool = typer.Option(False, "--redact", help="Redact secrets, e-mail addresses, home paths and prompts from the output (always on for github, markdown, junit)."),
+    redact_hosts: bool = typer.Option(False, "--redact-hosts", help="Redact host names and IP addresses too (implies --redact)."),
 ) -> None:
     from .diagnose import Overrides, diagnose_scan, scan_source
-    from .reader import open_source, stdin_is_terminal
-    from .render import renderer
+    from .reader import stdin_is_terminal
+    from .render import FORMATS
 
-    if fmt not in ("auto", "plain", "rich", "json"):
-        raise InputError(f"unknown format {fmt!r} (auto, plain, rich, json)")
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} ({', '.join(FORMATS)})")
     if engine and engine not in ("vllm", "sglang"):
         raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
     if not files:
@@ -106,38 +133,90 @@ def diagnose(
             print("usage: qwen3doctor diagnose [OPTIONS] [FILES]...   (or pipe a log in: ... 2>&1 | qwen3doctor diagnose)", file=sys.stderr)
             raise typer.Exit(EXIT_USAGE)
         files = ["-"]
-    catalog = _catalog(rules, disable, skip_bad_rules)
+    from . import config as cfg
+    from .inputs import expand
+
+    settings = cfg.resolve(cfg.load(), fail_on=fail_on, ignore=ignore, jobs=jobs, redact_hosts=redact_hosts)
+    catalog = _catalog((rules or []) + settings.rules, (disable or []) + settings.disable, skip_bad_rules)
     overrides = Overrides(options=_options(engine, engine_version, model, quantization, gpu, env))
-    if env_file is not None:
-        overrides.env_file, overrides.env_file_flags = _read_env_file(str(env_file))
+    _layers(overrides, env_file, env_auto)
     if why and catalog.lookup(why) is None:
         from .explain import find_rules
 
         found = find_rules(catalog, why)
         why = found[0].id
-    reports, unreadable = [], False
-    for name in files:
-        try:
-            src = open_source(name, force=force)
-        except InputError as exc:
-            _err(str(exc))
-            unreadable = True
-            continue
-        try:
-            scan = scan_source(src, catalog, overrides)
-        finally:
-            src.close()
-        report = diagnose_scan(scan, catalog, name)
-        reports.append(report)
-        if why:
+    expansion = expand(files)
+    for w in expansion.warnings:
+        _err(f"warning: {w}")
+    if why:
+        reports, unreadable = [], False
+        for item in expansion.inputs:
+            try:
+                src = item.open(force=force)
+            except InputError as exc:
+                _err(str(exc) if item.explicit else f"warning: skipped: {exc}")
+                unreadable = unreadable or item.explicit
+                continue
+            try:
+                scan = scan_source(src, catalog, overrides)
+            finally:
+                src.close()
+            reports.append(diagnose_scan(scan, catalog, item.name))
             _print_why(catalog.lookup(why), scan, fmt)
-    if reports and not why:
-        chosen = _pick_format(fmt)
-        out = renderer(chosen)(reports)
-        sys.stdout.write(out if out.endswith("\n") else out + "\n")
-    for r in reports:
-        _summary(r)
-    raise typer.Exit(_exit_code(reports, unreadable))
+        for r in reports:
+            _summary(r)
+        raise typer.Exit(_exit_code(reports, unreadable))
+    raise typer.Exit(_diagnose_many(expansion, catalog, overrides, settings, _pick_format(fmt, output), output, force, redact))
+
+
+def _diagnose_many(expansion, catalog, overrides, settings, chosen: str, output: Path | None, force: bool, redact: bool) -> int:
+    """Diagnose every input (in parallel), render, write, and return the exit code the policy decides."""
+    from . import batch
+    from .render import SHARED_FORMATS, render_summary
+    from .summary import IgnoreMatcher
+
+    options = batch.Options(
+        overrides=overrides, jobs=settings.jobs, force=force, fail_on=settings.fail_on,
+        ignores=IgnoreMatcher(settings.ignore, catalog), redact=redact or settings.redact_hosts or chosen in SHARED_FORMATS,
+        redact_hosts=settings.redact_hosts, secrets=chosen == "github",
+    )
+    summary = batch.run(expansion.inputs, catalog, options, warnings=expansion.warnings)
+    if summary.reports or chosen in ("github", "markdown", "junit"):
+        _write(render_summary(chosen, summary), output)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if chosen == "github" and step_summary:
+        from .render.markdown import STEP_SUMMARY_LIMIT, render as markdown
+
+        try:
+            with open(step_summary, "a", encoding="utf-8") as fh:
+                fh.write(markdown(summary, limit=STEP_SUMMARY_LIMIT) + "\n")
+        except OSError as exc:
+            _err(f"warning: cannot append to GITHUB_STEP_SUMMARY ({exc.strerror or exc})")
+    for o in summary.outcomes:
+        if o.report is not None:
+            _summary(o.report)
+            if o.ignored_by is not None:
+                _err(f"{o.source}: ignored ({o.ignored_by.ref}{': ' + o.ignored_by.reason if o.ignored_by.reason else ''})")
+        elif o.status == "unreadable":
+            _err(o.error or f"{o.source}: cannot read")
+        else:
+            _err(f"warning: skipped: {o.error}")
+    for note in summary.notes:
+        _err(f"note: {note}")
+    if len(summary.outcomes) > 1:
+        _err(f"{summary.headline()} -> exit {summary.exit_code} (--fail-on {summary.fail_on})")
+    return summary.exit_code
+
+
+def _write(text: str, output: Path | None) -> None:
+    text = text if text.endswith("\n") else text + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{output}: cannot write ({exc.strerror or exc})") from None
 
 
 def _options(engine, engine_version, model, quantization, gpu, env) -> dict[str, str]:
@@ -151,21 +230,21 @@ def _options(engine, engine_version, model, quantization, gpu, env) -> dict[str,
 
 
 def _read_env_file(path: str):
-    from .environment import EnvCollector
-    from .model import Fact
-    from .prefixes import peel
-    from .reader import open_source
+    """(facts, flags, engine) of a saved vllm collect-env / sglang check_env / pip list / nvidia-smi / qwen3doctor env file."""
+    from .envfile import read_env_file
 
-    src = open_source(path)
-    collector = EnvCollector()
-    try:
-        for line in src:
-            process, text = peel(line)
-            collector.feed(text, process)
-    finally:
-        src.close()
-    facts = {k: Fact(v.value, f"env-file {path}") for k, v in collector.facts(derived=False).items()}
-    return facts, set(collector.flags)
+    parsed = read_env_file(path)
+    return parsed.facts, set(parsed.flags), parsed.engine
+
+
+def _layers(overrides, env_file: Optional[Path], env_auto: bool) -> None:
+    """Fill the two layers under the options: an --env-file, and with --env-auto this machine's facts."""
+    if env_file is not None:
+        overrides.env_file, overrides.env_file_flags, overrides.env_file_engine = _read_env_file(str(env_file))
+    if env_auto:
+        from .localenv import collect
+
+        overrides.local = collect().layer()
 
 
 def _print_why(rule, scan, fmt: str) -> None:
@@ -355,6 +434,280 @@ def eval_cmd(
         print(json.dumps({"figures": result.figures(), "cases": [r.__dict__ for r in result.results]}, indent=2))
     else:
         print(render_text(result), end="")
+
+
+@app.command(help="Draft a rule for a crash that no rule explains: its frames and message pattern come from the "
+             "crash's fingerprint, and a redacted copy of the log becomes its first test. Exit 0: draft written; "
+             "1: a rule already explains the crash; 2: usage error, unreadable log or no crash in it.")
+def suggest(
+    log: str = typer.Argument(..., help="The log with the unexplained crash (a file, .gz, or - for standard input)."),
+    root: Path = typer.Option(Path("rules"), "--root", help="The rules folder to write into: <root>/<engine>/<id>.yaml."),
+    rule_id: Optional[str] = typer.Option(None, "--id", help="The new rule's id (default: draft-<exception>-<frame>)."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="vllm, sglang or common (default: the log's engine)."),
+    logs: Optional[Path] = typer.Option(None, "--logs", help="Where the log copy goes (default: examples/logs/<engine>/ beside the rules folder, else <root>/<engine>/logs/)."),
+    print_only: bool = typer.Option(False, "--print", help="Print the draft instead of writing files (its test names the log where it is)."),
+    anyway: bool = typer.Option(False, "--anyway", help="Draft a rule even when a rule already explains the crash."),
+    force: bool = typer.Option(False, "--force", help="Read a file that looks binary."),
+    rules: Optional[List[str]] = RULES_OPT,
+) -> None:
+    from .diagnose import diagnose_source
+    from .inputs import expand
+    from .suggest import HUMAN_FIELDS, suggest as write_draft
+
+    if engine and engine not in ("vllm", "sglang", "common"):
+        raise InputError(f"--engine must be vllm, sglang or common, not {engine!r}")
+    if rule_id is not None:
+        from .catalog import ID
+
+        if not ID.match(rule_id):
+            raise InputError(f"--id {rule_id!r} is not a valid rule id (lowercase letters, digits, . _ -)")
+    items = expand([log]).inputs
+    if len(items) != 1:
+        raise InputError(f"{log}: name one log file (it holds {len(items)} logs)")
+    item = items[0]
+    catalog = _catalog(rules, None)
+    src = item.open(force=force)
+    try:
+        report = diagnose_source(src, catalog)
+    finally:
+        src.close()
+    if report.findings and not anyway:
+        top = report.findings[0]
+        _err(f"{item.name}: already explained by {top.rule_id} ({top.confidence}, {top.references[0]}); "
+             "nothing written (use --anyway to draft a rule regardless)")
+        raise typer.Exit(EXIT_FINDING)
+    written = write_draft(item, report, root=root, rule_id=rule_id, engine=engine, logs_dir=logs,
+                          print_only=print_only, force=force)
+    if print_only:
+        sys.stdout.write(written.draft.text)
+        return
+    print(written.rule_path)
+    _err(f"draft rule {written.draft.rule_id} (fingerprint {written.draft.fingerprint.id}) written to {written.rule_path}")
+    _err(f"its first test: {written.log_path} (a redacted copy of {item.name})")
+    _err(f"left for you to fill: {', '.join(HUMAN_FIELDS)}; `rules lint` says now:")
+    for problem in written.problems:
+        _err(f"  {problem}")
+    _err(f"then: qwen3doctor rules lint {written.rule_path} && qwen3doctor rules test {written.rule_path}")
+
+
+@app.command(help="Live mode: `vllm serve ... 2>&1 | qwen3doctor watch`. Passes the output through unchanged, "
+             "prints a diagnosis to stderr as soon as a crash's lines are complete, and a summary at the end of the "
+             "input or on Ctrl-C. " + EXIT_CODES_HELP)
+def watch(
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="any (default), known, high or never: see diagnose --help."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Accept a finding or crash (reference, rule id or fingerprint); repeatable."),
+    settle: float = typer.Option(2.0, "--settle", help="Seconds of quiet after a crash line before its lines count as complete."),
+    redact: bool = typer.Option(False, "--redact", help="Redact secrets, e-mail addresses, home paths and prompts from the diagnoses (the passed-through output is never changed)."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model id or path."),
+    rules: Optional[List[str]] = RULES_OPT,
+    disable: Optional[List[str]] = DISABLE_OPT,
+) -> None:
+    from . import config as cfg
+    from . import watch as live
+    from .diagnose import Overrides
+    from .reader import stdin_is_terminal
+    from .redact import Redactor
+    from .render.summary import verdict_line
+    from .summary import IgnoreMatcher
+
+    if stdin_is_terminal():
+        print("usage: vllm serve ... 2>&1 | qwen3doctor watch [OPTIONS]", file=sys.stderr)
+        raise typer.Exit(EXIT_USAGE)
+    if settle <= 0:
+        raise InputError(f"--settle must be a positive number of seconds, not {settle}")
+    if engine and engine not in ("vllm", "sglang"):
+        raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
+    settings = cfg.resolve(cfg.load(), fail_on=fail_on, ignore=ignore)
+    catalog = _catalog((rules or []) + settings.rules, (disable or []) + settings.disable)
+    watcher = live.Watcher(catalog, Overrides(options=_options(engine, None, model, None, None, None)),
+                           IgnoreMatcher(settings.ignore, catalog), settings.fail_on, settle)
+    redactor = Redactor(hosts=settings.redact_hosts) if redact or settings.redact_hosts else None
+    summary = live.run(watcher, live.stdin_stream(), sys.stdout.buffer, sys.stderr, redactor=redactor)
+    outcome = summary.outcomes[0] if summary.outcomes else None
+    what = "nothing to diagnose" if outcome is None or outcome.report is None else live.plain.headline(outcome.report)
+    _err(f"watch: {watcher.lines} lines read; {len(watcher.announced)} crash diagnosis(es) shown; at the end: {what}")
+    for note in summary.notes:
+        _err(f"note: {note}")
+    _err(verdict_line(summary))
+    raise typer.Exit(summary.exit_code)
+
+
+ENV_HELP = (
+    "Show this machine's facts a diagnosis needs: installed vllm / sglang / torch / transformers / flashinfer / triton / "
+    "deep_gemm / xformers / NCCL / cuDNN versions, Python, OS, CUDA toolkit, GPUs (nvidia-smi / rocm-smi). Imports none "
+    "of those packages, and says what it could not find. Exit codes: 0 collected (whatever was missing); 2 usage error "
+    "or --save not writable."
+)
+
+
+@app.command("env", help=ENV_HELP)
+def env_cmd(
+    fmt: str = typer.Option("auto", "--format", "-f", help="auto (rich on a terminal, plain otherwise), plain, rich, json."),
+    save: Optional[Path] = typer.Option(None, "--save", help="Also write the facts as JSON to this file; `--env-file FILE` reads it back."),
+) -> None:
+    from .localenv import collect, render_plain, render_rich
+
+    if fmt not in ("auto", "plain", "rich", "json"):
+        raise InputError(f"unknown format {fmt!r} (auto, plain, rich, json)")
+    local = collect()
+    doc = json.dumps(local.to_json(), indent=2, ensure_ascii=False) + "\n"
+    if save is not None:
+        _write(doc, save)
+        _err(f"{save}: written; use it with `qwen3doctor diagnose --env-file {save}` or `qwen3doctor check --env-file {save}`")
+    chosen = _pick_format(fmt)
+    if chosen == "json":
+        sys.stdout.write(doc)
+    else:
+        sys.stdout.write(render_rich(local) if chosen == "rich" else render_plain(local))
+    raise typer.Exit(EXIT_CLEAN)
+
+
+REPORT_HELP = (
+    "Write a Markdown bug report for a vLLM or SGLang issue from a crash log: environment table, serve command, the "
+    "crash trimmed to what matters, the diagnosis and related upstream issues, all redacted (tokens, keys, hosts, paths). "
+    "Exit codes as diagnose: 1 a known cause found; 3 a crash that no rule explains; 0 no crash; 2 usage error or "
+    "unreadable input."
+)
+
+
+@app.command("report", help=REPORT_HELP)
+def report_cmd(
+    log: str = typer.Argument(..., help="The crash log: a file, a .gz file, or '-' for standard input."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the Markdown to this file instead of standard output."),
+    template: Optional[str] = typer.Option(None, "--template", help="vllm or sglang issue template (default: the log's engine)."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say."),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version, e.g. 0.16.0rc2."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model id or path."),
+    quantization: Optional[str] = typer.Option(None, "--quantization", help="fp8, fp8-block, gptq-int4, awq, ... or an engine method name."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU name, e.g. 'NVIDIA H200'."),
+    env: Optional[List[str]] = typer.Option(None, "--env", help="Any other fact as KEY=VALUE (repeatable)."),
+    env_file: Optional[Path] = ENV_FILE_OPT,
+    env_auto: bool = ENV_AUTO_OPT,
+    rules: Optional[List[str]] = RULES_OPT,
+    disable: Optional[List[str]] = DISABLE_OPT,
+    force: bool = typer.Option(False, "--force", help="Read a file that looks binary."),
+) -> None:
+    import shutil
+    import tempfile
+
+    from .diagnose import Overrides, diagnose_scan, scan_source
+    from .reader import open_source, stdin_is_terminal
+    from .report import TEMPLATES, exit_code_of, numbered_lines, render, template_for
+
+    if template and template not in TEMPLATES:
+        raise InputError(f"--template must be vllm or sglang, not {template!r}")
+    if engine and engine not in ("vllm", "sglang"):
+        raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
+    overrides = Overrides(options=_options(engine, engine_version, model, quantization, gpu, env))
+    _layers(overrides, env_file, env_auto)
+    catalog = _catalog(rules, disable)
+    spool = None
+    path = log
+    if log == "-":  # read twice (diagnosis, then the crash lines): keep standard input in a temporary file
+        if stdin_is_terminal():
+            print("usage: qwen3doctor report [OPTIONS] LOG   (or - for standard input)", file=sys.stderr)
+            raise typer.Exit(EXIT_USAGE)
+        spool = tempfile.NamedTemporaryFile(prefix="qwen3doctor-", suffix=".log", delete=False)  # noqa: SIM115
+        with spool:
+            shutil.copyfileobj(sys.stdin.buffer, spool)
+        path = spool.name
+    try:
+        src = open_source(path, force=force)
+        try:
+            scan = scan_source(src, catalog, overrides)
+        finally:
+            src.close()
+        report = diagnose_scan(scan, catalog, log)
+        text, _ = render(report, numbered_lines(path), template)
+    finally:
+        if spool is not None:
+            os.unlink(spool.name)
+    _write(text, output)
+    if output is not None:
+        _err(f"{output}: bug report written ({template_for(report, template)} issue template); read it once before you post")
+    _summary(report)
+    raise typer.Exit(exit_code_of(report))
+
+
+CHECK_HELP = (
+    "Pre-flight check of a planned launch, before it crashes: qwen3doctor check -- vllm serve MODEL FLAGS... (or the "
+    "same after `check`). Uses the rules' `when` conditions, the bundled Qwen3-family shapes (TP / EP / FP8-block "
+    "divisibility, context length) and this machine's facts (not with --no-local); the options plan another machine. "
+    "Exit codes: 0 no known problem; 1 a known crash or shape error applies (a warning); 3 no warning, but a known crash "
+    "may apply and depends on a fact that is unknown (a possible; pass --engine-version / --gpu to decide it); 2 usage error."
+)
+
+
+@app.command("check", help=CHECK_HELP, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def check_cmd(
+    command: Optional[List[str]] = typer.Argument(None, help="The planned command, best after `--`: vllm serve MODEL FLAGS... or python -m sglang.launch_server ..."),
+    fmt: str = typer.Option("auto", "--format", "-f", help="auto (plain), plain, json."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, for a command of bare flags."),
+    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version of the target machine, e.g. 0.17.1."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model id or path (when the command does not name it)."),
+    quantization: Optional[str] = typer.Option(None, "--quantization", help="fp8, fp8-block, gptq-int4, awq, ... or an engine method name."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU of the target machine, e.g. 'NVIDIA A100-SXM4-80GB'."),
+    env: Optional[List[str]] = typer.Option(None, "--env", help="Any other fact as KEY=VALUE (repeatable), e.g. gpu_count=4."),
+    env_file: Optional[Path] = ENV_FILE_OPT,
+    no_local: bool = typer.Option(False, "--no-local", help="Do not use this machine's facts (planning for another machine)."),
+    rules: Optional[List[str]] = RULES_OPT,
+    disable: Optional[List[str]] = DISABLE_OPT,
+) -> None:
+    from .check import check, plan_environment, planned_command, render_plain, report_dict
+
+    if fmt not in ("auto", "plain", "json"):
+        raise InputError(f"unknown format {fmt!r} (auto, plain, json)")
+    if engine and engine not in ("vllm", "sglang"):
+        raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
+    tokens, ours = _own_options(list(command or []))
+    engine_version = engine_version or ours.get("--engine-version")
+    gpu = gpu or ours.get("--gpu")
+    env_file = env_file or (Path(ours["--env-file"]) if "--env-file" in ours else None)
+    env = (env or []) + ours.get("--env", [])
+    no_local = no_local or "--no-local" in ours
+    fmt = ours.get("--format", fmt)
+    try:
+        line = planned_command(tokens, engine)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    from .diagnose import Overrides
+
+    overrides = Overrides(options=_options(engine, engine_version, model, quantization, gpu, env))
+    _layers(overrides, env_file, not no_local)
+    catalog = _catalog(rules, disable)
+    result = check(line, plan_environment(line, overrides), catalog)
+    if fmt == "json":
+        print(json.dumps(report_dict(result), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(render_plain(result))
+    codes = {"warning": EXIT_FINDING, "possible": EXIT_UNEXPLAINED}
+    n = sum(1 for a in result.alerts if a.level == "warning")
+    _err(f"check: {result.verdict}" + (f" ({n} warning(s))" if n else ""))
+    raise typer.Exit(codes.get(result.verdict, EXIT_CLEAN))
+
+
+_OWN = {"--engine-version": 1, "--gpu": 1, "--env-file": 1, "--env": 1, "--format": 1, "--no-local": 0}
+
+
+def _own_options(tokens: list[str]) -> tuple[list[str], dict]:
+    """qwen3doctor's own options written after `--` (no engine has them): taken out of the planned command."""
+    rest, ours = [], {}
+    i = 0
+    while i < len(tokens):
+        name, eq, value = tokens[i].partition("=")
+        if name in _OWN:
+            if _OWN[name] and not eq:
+                value = tokens[i + 1] if i + 1 < len(tokens) else ""
+                i += 1
+            if name == "--env":
+                ours.setdefault(name, []).append(value)
+            else:
+                ours[name] = value
+        else:
+            rest.append(tokens[i])
+        i += 1
+    return rest, ours
 
 
 def main() -> None:

@@ -153,3 +153,18 @@ def _ignores(value, prefix: str, where: str) -> list[Ignore]:
         else:
             raise InputError(f"{prefix} ignore[{i}]: must be a string or {{ ref = \"...\", reason = \"...\" }}")
     return out
+
+
+def resolve(config: Config, *, fail_on: str | None = None, ignore: list[str] | None = None, jobs: int | None = None,
+            redact_hosts: bool = False) -> Config:
+    """The settings in force: command line > file (ignore lists add up)."""
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise InputError(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be a positive integer, not {jobs}")
+    cli = [Ignore(ref, "", "--ignore") for item in ignore or [] for ref in split_refs(item)]
+    return Config(
+        fail_on=fail_on or config.fail_on or "any", ignore=cli + config.ignore,
+        redact_hosts=redact_hosts or bool(config.redact_hosts), jobs=jobs or config.jobs,
+        rules=list(config.rules), disable=list(config.disable), source=config.source,
+    )

@@ -36,6 +36,7 @@ BOILERPLATE = re.compile(
 )
 # a line that is its own log record, never the continuation of an exception message
 _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
+ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
     r"The above exception was the direct cause of the following exception"
@@ -189,9 +190,13 @@ class CrashParser:
                 e = _EXC.match(stripped)
                 new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None) or (
                     WRAPPER_PATTERNS.search(stripped) or CONSEQUENCE_PATTERNS.search(stripped)
+                    or (not tb.frames and _STANDALONE.search(stripped) and not stripped.startswith("what():"))
                 )
                 if BOILERPLATE.match(stripped):
                     tb.continuation += 1
+                    return
+                if ADVICE.match(stripped):
+                    tb.continuation = MAX_CONTINUATION  # what follows is the engine's advice, not the error
                     return
                 if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped):
                     tb.message.append(stripped)
@@ -236,7 +241,8 @@ class CrashParser:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and text[: m.start()].rstrip().endswith(":"):
             message = text  # keep "Exception: Capture cuda graph failed: ..." whole
-        self._add(Crash(classify(exc_type, message), exc_type, message[:MAX_MESSAGE], process, line_no))
+        # read it as a traceback that lost its frames: the lines right after it may continue the message
+        self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no)
 
     # -- closing ---------------------------------------------------------------------------------
     def _close(self, process: str | None) -> None:

@@ -23,11 +23,14 @@ REQUEST_ECHO = ("Received request ", "Generated response ", "Receive: obj=", "Fi
 
 @dataclass
 class Overrides:
-    """What the user said on the command line (highest precedence) and in an --env-file (next)."""
+    """What the user said on the command line (highest precedence) and in an --env-file (next); below the
+    log, this machine's facts (`--env-auto`, lowest)."""
 
     options: dict[str, str] = field(default_factory=dict)
     env_file: dict[str, Fact] = field(default_factory=dict)
     env_file_flags: set[str] = field(default_factory=set)
+    env_file_engine: str | None = None  # the engine an env file speaks for (collect-env: vllm, check_env: sglang)
+    local: dict[str, Fact] = field(default_factory=dict)  # qwen3doctor env facts, used where the log is silent
 
 
 OPTION_KEYS = ("engine", "engine_version", "model", "quantization", "gpu")
@@ -117,7 +120,12 @@ def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> E
         elif "engine_version" in derived and derived["engine_version"].source != "option":
             derived.pop("engine_version")
     flags = set(collector.flags) | overrides.env_file_flags
-    return envmod.build(derived, flags, collector.flags_known, tuple(conflicts))
+    env = envmod.build(derived, flags, collector.flags_known, tuple(conflicts))
+    if overrides.env_file_engine or overrides.local:
+        from .localenv import layered
+
+        env = layered(env, overrides.env_file_engine, overrides.local)
+    return env
 
 
 def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:

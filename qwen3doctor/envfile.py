@@ -144,8 +144,8 @@ class _Parse:
             return True
         cleaned = clean_version(version)
         if cleaned:
-            # a `[pip3] torch==2.8.0` line must not replace the exact `PyTorch version: 2.8.0+cu128`
-            self.put(fact, cleaned, kind, replace=fact not in self.facts or self.facts[fact][1] == kind)
+            # the first listing wins: a `[pip3] torch==2.8.0` line must not replace `PyTorch version: 2.8.0+cu128`
+            self.put(fact, cleaned, kind, replace=False)
         return True
 
 
@@ -527,6 +527,11 @@ def _rocm_smi(p: _Parse, text: str) -> bool:
 
 # -- results ----------------------------------------------------------------------------------------
 def _finish(p: _Parse) -> EnvFile:
+    if KIND_VLLM_SECTIONED in p.kinds:  # `Collecting environment information...` came before the first section
+        p.kinds = [k for k in p.kinds if k != KIND_VLLM_LEGACY]
+        p.facts = {k: (v, KIND_VLLM_SECTIONED if kind == KIND_VLLM_LEGACY else kind) for k, (v, kind) in p.facts.items()}
+    if _vllm_kinds(p):  # the variables collect-env lists are part of its output
+        p.kinds = [k for k in p.kinds if k != "environment variables"]
     if p.gpu_names:
         names = [p.gpu_names[i][0] for i in sorted(p.gpu_names)]
         kind = p.gpu_names[min(p.gpu_names)][1]

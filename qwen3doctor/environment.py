@@ -208,7 +208,8 @@ class EnvCollector:
         if "\\" in text and _SERVE.search(text.replace(" \\ ", " ")):
             flat = text.replace(" \\ ", " ")
             if flat.rstrip().endswith("\\"):
-                self._pending_command = [flat.rstrip().rstrip("\\").strip()]
+                start = _SERVE.search(flat).start("cmd")  # not the shell prompt (`$ vllm serve ...`) before it
+                self._pending_command = [flat[start:].rstrip().rstrip("\\").strip()]
                 return
             text = flat
         m = _SERVE.search(text)
@@ -384,7 +385,7 @@ class EnvCollector:
             if key == "compilation_config" and "'cudagraph_mode': <CUDAGraphMode.NONE" in value:
                 self.put("cuda_graphs", "off", source, P_CONFIG)
             flag = "--" + key.replace("_", "-")
-            if value.lower() not in _FALSY and not (sglang and key in _SGLANG_DEFAULT_VALUES):
+            if value.lower() not in _FALSY and (not sglang or _sglang_flag(key, value)):
                 self.flags.add(flag)
 
     def note_frames(self, crashes) -> None:
@@ -414,17 +415,28 @@ class EnvCollector:
         return dict(self._engine_votes)
 
 
-# SGLang prints every argument, defaults included: these carry a value even when the user set nothing.
+# SGLang prints every argument, defaults included: an argument counts as a flag only when its value is not the
+# default (None: the argument always carries some value, never a flag by itself).
 _SGLANG_DEFAULT_VALUES = {
-    "model_path", "tokenizer_path", "tokenizer_mode", "host", "port", "dtype", "kv_cache_dtype", "mem_fraction_static",
-    "tp_size", "pp_size", "dp_size", "ep_size", "random_seed", "attention_backend", "sampling_backend",
-    "chunked_prefill_size", "max_prefill_tokens", "schedule_policy", "log_level", "load_format", "device",
-    "served_model_name", "context_length", "max_running_requests", "grammar_backend", "stream_interval",
-    "cuda_graph_max_bs", "cuda_graph_bs", "watchdog_timeout", "dist_timeout", "download_dir", "base_gpu_id",
-    "gpu_id_step", "nnodes", "node_rank", "schedule_conservativeness", "decode_log_interval", "file_storage_path",
-    "constrained_json_whitespace_pattern", "tool_call_parser", "reasoning_parser", "mm_attention_backend",
-    "moe_runner_backend", "moe_a2a_backend", "page_size", "hicache_ratio", "hicache_size", "mamba_ssm_dtype",
+    "tp_size": "1", "pp_size": "1", "dp_size": "1", "ep_size": "1", "nnodes": "1", "node_rank": "0",
+    "page_size": "1", "stream_interval": "1", "random_seed": None, "base_gpu_id": "0", "gpu_id_step": "1",
+    **dict.fromkeys((
+        "model_path", "tokenizer_path", "tokenizer_mode", "host", "port", "dtype", "kv_cache_dtype",
+        "mem_fraction_static", "attention_backend", "sampling_backend", "chunked_prefill_size", "max_prefill_tokens",
+        "schedule_policy", "log_level", "load_format", "device", "served_model_name", "context_length",
+        "max_running_requests", "grammar_backend", "cuda_graph_max_bs", "cuda_graph_bs", "watchdog_timeout",
+        "dist_timeout", "download_dir", "schedule_conservativeness", "decode_log_interval", "file_storage_path",
+        "constrained_json_whitespace_pattern", "tool_call_parser", "reasoning_parser", "mm_attention_backend",
+        "moe_runner_backend", "moe_a2a_backend", "hicache_ratio", "hicache_size", "mamba_ssm_dtype",
+    )),
 }
+
+
+def _sglang_flag(key: str, value: str) -> bool:
+    if key not in _SGLANG_DEFAULT_VALUES:
+        return True
+    default = _SGLANG_DEFAULT_VALUES[key]
+    return default is not None and value != default
 
 
 def _number(value: str) -> object:

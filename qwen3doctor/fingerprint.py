@@ -10,7 +10,8 @@ Algorithm version 1 (FINGERPRINT_VERSION), from the primary crash of a report:
      of that name in a source checkout. torch, asyncio, multiprocessing, triton and the rest are left out:
      they are the same for every crash. Function names only, never files or line numbers (code moves
      between files and lines across versions); a run of the same name (recursion) counts once;
-  3. the final message, masked (see `template`): numbers, hex addresses, paths, URLs, ids, IPs and quoted
+  3. the final message, redacted (redact.py, so a redacted log keeps its fingerprint) and masked (see
+     `template`): numbers, hex addresses, paths, URLs, ids, IPs and quoted
      values that vary from run to run become `<n>`, `<addr>`, `<path>`, `<url>`, `<id>`, `<ip>`; lists
      of numbers become `<n>, ...`; whitespace is collapsed; at most MAX_TEMPLATE characters.
 
@@ -25,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from .model import Crash, Frame, Report
+from .redact import Redactor
 
 FINGERPRINT_VERSION = 1
 MAX_FRAMES = 5
@@ -77,7 +79,7 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
     (re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?![\w.])"), "<ip>"),
     # absolute or home paths, and relative ones with at least one folder (a/b.py, Qwen/Qwen3-8B)
-    (re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\][^\s'\",:;()\[\]{}<>]+|\b[\w.\-]+/[\w.\-/]*[\w\-]"), "<path>"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\][^\s'\",:;()\[\]{}]+|\b[\w.\-]+/[\w.\-/<>]*[\w\->]"), "<path>"),
     (re.compile(r"\b[0-9a-f]{12,}\b"), "<id>"),  # hashes, long hex ids
     (re.compile(r"(?<![\w<])\d+(?:\.\d+)*(?:[eE][-+]?\d+)?"), "<n>"),
 )
@@ -88,6 +90,7 @@ _SPACE = re.compile(r"\s+")
 def template(message: str) -> str:
     """The message with what varies between runs masked (step 3 above)."""
     text = _SPACE.sub(" ", message.replace("\\n", " ")).strip()[: MAX_TEMPLATE * 4]
+    text = Redactor().line(text)  # a redacted log has the same fingerprint as the original
     for pattern, tag in _MASKS:
         text = pattern.sub(tag, text)
     text = _LIST.sub("<n>, ...", text)
@@ -129,10 +132,11 @@ def template_regex(tmpl: str) -> str:
         "<addr>": r"0x[0-9a-fA-F]+", "<ip>": r"[\d.:]+", "<path>": r"\S+", "<url>": r"\S+", "<id>": r"\S+",
     }
     out, pos = [], 0
-    hole = re.compile("|".join(re.escape(h) for h in sorted(holes, key=len, reverse=True)))
+    # the masks above, and the tags of redaction (<user>, <email>, <hf-token>, ...): any non-space run
+    hole = re.compile("|".join(re.escape(h) for h in sorted(holes, key=len, reverse=True)) + r"|<[a-z][a-z\-]*>")
     for m in hole.finditer(tmpl):
         out.append(_escape(tmpl[pos:m.start()]))
-        out.append(holes[m.group(0)])
+        out.append(holes.get(m.group(0), r"\S+"))
         pos = m.end()
     out.append(_escape(tmpl[pos:]))
     return "".join(out).replace(r"\ ", " ").replace(" ", r"\s+")

@@ -1,18 +1,19 @@
 """Command-line arguments -> the inputs to diagnose: files, `-`, folders, globs and GitHub Actions log archives.
 
-    expand(["server.log", "logs/", "ci/**/*.log", "logs_123.zip", "-"]) -> Expansion(inputs, warnings, errors)
+    expand(["server.log", "logs/", "ci/**/*.log", "logs_123.zip", "-"]) -> Expansion(inputs, warnings)
 
 - A file (plain or .gz) or `-` is one input, named explicitly: if it cannot be read, that is an error
-  (exit 2), found when it is opened.
+  (exit 2), found when it is opened (Input.open raises InputError).
 - A folder is searched recursively for `*.log`, `*.txt` and `*.gz` (hidden folders skipped, sorted order);
-  those files were not named, so a binary or unreadable one is skipped with a warning.
+  those files were not named, so a binary or unreadable one is skipped with a warning. A folder holding
+  none is an error (a wrong path should not pass a build).
 - A glob (`*`, `?`, `[`; `**` recurses) stands for the files the shell would have named: each match is
   explicit. A glob that matches nothing is an error.
 - A `.zip` (a GitHub Actions log archive, or any zip of logs) holds one input per `*.log` / `*.txt` / `*.gz`
   member. In an Actions archive the top-level `<n>_<job>.txt` is the whole job log and the
   `<job>/<n>_<step>.txt` files repeat it step by step, so a job's step files are read only when its
   top-level file is absent. Members are found in the archive, so they are skipped with a warning when
-  unreadable; a broken archive named on the command line is an error.
+  unreadable; a broken archive named on the command line is an error (an Input whose `error` is set).
 
 The same file named twice (or found by two arguments) is diagnosed once.
 """
@@ -46,9 +47,12 @@ class Input:
     path: str  # a file path, "-" for standard input, or the archive's path
     member: str | None = None  # the member of a zip archive
     explicit: bool = True
+    error: str | None = None  # known unreadable while expanding (a glob matching nothing, a broken archive)
 
     def open(self, *, force: bool = False) -> LineSource:
         """Open for reading; raises InputError with a one-line reason."""
+        if self.error is not None:
+            raise InputError(self.error)
         if self.member is None:
             return open_source(self.path, force=force)
         return _open_member(self, force)
@@ -58,7 +62,6 @@ class Input:
 class Expansion:
     inputs: list[Input] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # explicit inputs that cannot be read: exit 2
 
 
 def is_log_name(name: str) -> bool:
@@ -84,7 +87,7 @@ def expand(args: list[str]) -> Expansion:
         if not path.exists() and _GLOB.search(arg):
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
-                out.errors.append(f"{arg}: no file matches this pattern")
+                add(Input(arg, arg, error=f"{arg}: no file matches this pattern"))
             for m in matches:
                 _expand_path(m, add, out, explicit=True)
             continue
@@ -96,8 +99,8 @@ def _expand_path(arg: str, add, out: Expansion, *, explicit: bool) -> None:
     path = Path(arg)
     if path.is_dir():
         found = list(_walk(path))
-        if not found:
-            out.warnings.append(f"{arg}: no *.log, *.txt or *.gz files in this folder")
+        if not found:  # a folder named for nothing is a wrong path, not a pass
+            add(Input(arg, arg, explicit=explicit, error=f"{arg}: no *.log, *.txt or *.gz files in this folder"))
         for f in found:
             add(Input(str(f), str(f), explicit=False))
         return
@@ -105,13 +108,10 @@ def _expand_path(arg: str, add, out: Expansion, *, explicit: bool) -> None:
         try:
             members = archive_members(path)
         except InputError as exc:
-            if explicit:
-                out.errors.append(str(exc))
-            else:
-                out.warnings.append(f"skipped: {exc}")
+            add(Input(arg, arg, explicit=explicit, error=str(exc)))
             return
         if not members:
-            out.warnings.append(f"{arg}: no *.log, *.txt or *.gz files in this archive")
+            add(Input(arg, arg, explicit=explicit, error=f"{arg}: no *.log, *.txt or *.gz files in this archive"))
         for member in members:
             add(Input(f"{arg}!{member}", str(path), member=member, explicit=False))
         return

@@ -41,7 +41,6 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
     ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("private-key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
 )
 # `name = value` / `name: value` / `"name": "value"` / `--name value` / `NAME=value` where the name says the
 # value is secret. The value must look like one (see _looks_secret): `token usage: 0.13` is traffic.
@@ -265,3 +264,39 @@ def _walk(obj, fn: Callable[[str], str]):
     if isinstance(obj, (set, frozenset)):
         return type(obj)(_walk(v, fn) for v in obj)
     return obj
+
+
+# Bytes that may start a secret: lines holding none of them are not decoded at all (scan_secrets).
+_SECRET_HINT = re.compile(
+    rb"hf_|sk-|gh[pousr]_|github_pat_|xox[abposr]-|AIza|AKIA|ASIA|Bearer |Basic |Token |://[^/\s@]+:[^/\s@]+@"
+    rb"|AccountKey=|sig=|(?i:key|token|secret|passw|pwd)[\"']?\s*[=:]|--(?i:[a-z\-]*(?:key|token|secret|password))[\s=]"
+)
+CHUNK = 4 << 20
+
+
+def scan_secrets(stream, *, hosts: bool = False) -> set[str]:
+    """The secret values in a whole input, read in large blocks; only lines with a hint are decoded."""
+    redactor = Redactor(hosts=hosts, prompts=False)
+    rest = b""
+    while True:
+        data = stream.read(CHUNK)
+        block = rest + data
+        end = len(block) if not data else block.rfind(b"\n") + 1
+        if end == 0 and len(block) < CHUNK * 2:
+            rest = block
+            if data:
+                continue
+            end = len(block)
+        done_to = 0
+        for m in _SECRET_HINT.finditer(block, 0, end):
+            if m.start() < done_to:
+                continue
+            start = block.rfind(b"\n", 0, m.start()) + 1
+            stop = block.find(b"\n", m.end(), end)
+            stop = end if stop == -1 else stop
+            redactor.line(block[start:stop].decode("utf-8", errors="replace")[: 1 << 16])
+            done_to = stop
+        rest = block[end:]
+        if not data:
+            break
+    return redactor.secrets

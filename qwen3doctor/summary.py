@@ -146,7 +146,7 @@ TITLES = {
 def group(outcomes: list[Outcome]) -> list[Group]:
     groups: dict[tuple[str, str], Group] = {}
     for o in outcomes:
-        key = _key(o)
+        key = group_key(o)
         g = groups.get((o.status, key))
         if g is None:
             g = groups[(o.status, key)] = _new_group(o, key)
@@ -159,7 +159,7 @@ def group(outcomes: list[Outcome]) -> list[Group]:
     return sorted(groups.values(), key=lambda g: (STATUS_ORDER.index(g.kind), -g.count, g.key))
 
 
-def _key(o: Outcome) -> str:
+def group_key(o: Outcome) -> str:
     top = o.top
     if o.status == "finding" or (o.status == "ignored" and top is not None):
         return top.rule_id
@@ -177,12 +177,25 @@ def _new_group(o: Outcome, key: str) -> Group:
         g.title, g.reference = top.title, top.references[0] if top.references else top.rule_id
     elif o.fingerprint is not None and o.status in ("unexplained", "ignored"):
         g.fingerprint = o.fingerprint
-        what = crash.exception_type or crash.crash_class if crash else "crash"
-        message = o.fingerprint.template
-        g.title = f"unexplained {crash.crash_class if crash else 'crash'}: {what}" + (f": {message}" if message else "")
+        g.title = unexplained_title(o.fingerprint, crash)
     if o.status == "ignored" and o.ignored_by is not None:
         g.reason = o.ignored_by.reason or f"ignored by {o.ignored_by.origin or 'configuration'}"
     return g
+
+
+def unexplained_title(fp: Fingerprint, crash) -> str:
+    """'illegal-memory-access: AcceleratorError: CUDA error: ...' or, for a traceback cut before its
+    exception line, where it was cut."""
+    kind = crash.crash_class if crash is not None and crash.crash_class != "unknown" else "crash"
+    parts = [kind]
+    if crash is not None and crash.exception_type:
+        parts.append(fp.exception_type)
+    if fp.template:
+        parts.append(fp.template)
+    if len(parts) == 1:
+        where = f" in {fp.frames[-1]}" if fp.frames else ""
+        parts = [f"crash: a traceback cut before its exception line{where}"]
+    return "unexplained " + ": ".join(parts)
 
 
 @dataclass

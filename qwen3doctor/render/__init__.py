@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from ..model import Report
 
-FORMATS = ("auto", "plain", "rich", "json")
+FORMATS = ("auto", "plain", "rich", "json", "github", "markdown", "junit")
+SHARED_FORMATS = ("github", "markdown", "junit")  # meant to be shared: always redacted
 
 
 def renderer(name: str) -> Callable[[list[Report]], str]:
@@ -17,3 +18,26 @@ def renderer(name: str) -> Callable[[list[Report]], str]:
     else:
         from .plain import render_many
     return render_many
+
+
+def render_summary(name: str, summary) -> str:
+    """Several inputs at once (summary.Summary): the per-input reports and, for more than one input, the
+    grouped summary. plain / rich / json for one input are exactly the single-report output."""
+    multi = len(summary.outcomes) > 1 or len(summary.reports) != len(summary.outcomes)
+    if name == "github":
+        from .github import render
+    elif name == "markdown":
+        from .markdown import render
+    elif name == "junit":
+        from .junit import render
+    elif name == "json":
+        from .summary import render_json as render
+    else:
+        from .summary import render_plain, render_rich
+
+        reports = renderer(name)(summary.reports) if summary.reports else ""
+        if not multi and not summary.notes:
+            return reports
+        tail = render_rich(summary) if name == "rich" else render_plain(summary)
+        return (reports.rstrip("\n") + "\n\n" if reports else "") + tail
+    return render(summary)
