@@ -172,7 +172,7 @@ class _Progress:
         self._progress.start()
 
     def advance(self, name: str) -> None:
-        self._progress.update(self._task, advance=1, description=name[-60:])
+        self._progress.update(self._task, advance=1, description=name[-40:])
 
     def stop(self) -> None:
         self._progress.stop()

@@ -18,7 +18,7 @@ MAX_CRASHES = 400  # distinct crashes kept per log
 MAX_MESSAGE = 2000  # characters kept of one message
 MAX_CONTINUATION = 12  # lines of a multi-line exception message
 
-_TB_HEAD = re.compile(r"Traceback \(most recent call last\):?\s*$")
+_TB_HEAD = re.compile(r"Traceback \(most(?: r(?:e(?:c(?:e(?:n(?:t(?: c(?:a(?:l(?:l(?: l(?:a(?:s(?:t)?)?)?)?)?)?)?)?)?)?)?)?)?)?\)?:?\s*$")
 _FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>[^\s(]+))?')
 # in a traceback, a dotted CapWords name is an exception line even without Error in it
 # (triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported)
@@ -35,7 +35,7 @@ BOILERPLATE = re.compile(
     r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
 )
 # a line that is its own log record, never the continuation of an exception message
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
 ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
@@ -52,6 +52,8 @@ _STANDALONE = re.compile(
     r"Killed$|exitcode[=:] ?-\d+.*|"
     r"Assertion `.+' failed.*|Assertion error .+|"
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
+    r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
+    r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     r"(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"

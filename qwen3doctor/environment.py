@@ -27,6 +27,7 @@ _QUICK_WORDS = tuple(
         "capability", "rtx", "instinct", "mi300", "mi250", "mi325", "mi355", "ascend", "nccl", "forcausallm",
         "forconditionalgeneration", "speculative", "enforce", "eager", "--", "pip", "==", "nvcc", "driver", "image",
         "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
+        "platform", "█",
     )
 )
 
@@ -100,6 +101,8 @@ _CONFIG_FACTS = {
     "kv_cache_dtype": "kv_cache_dtype", "speculative_algorithm": "speculative", "speculative_config": "speculative",
     "model": "model", "model_path": "model",
 }
+_BANNER = re.compile(r"█.*\bversion\s+v?(\d+\.\d+[\w.+-]*)")
+_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu)\b", re.I)
 _MODEL_FILE = re.compile(r"models/(qwen3\w*)\.py$")
 _MODEL_FILE_FAMILY = {
     "qwen3": "qwen3", "qwen3_moe": "qwen3-moe", "qwen3_next": "qwen3-next", "qwen3_next_mtp": "qwen3-next",
@@ -309,7 +312,16 @@ class EnvCollector:
                 value = f"{sm[:-1]}.{sm[-1]}" if sm and "sm" in text and not text.lstrip().startswith("File") else None
             if value:
                 self.put("compute_capability", value, "log", P_LISTING)
-        if re.search(r"ROCm|HIP error|hipError|rocdevice|HSA_STATUS|gfx9\d\d", text):
+        if "█" in text or "version" in text:
+            banner = _BANNER.search(text)
+            if banner:
+                self.put("vllm", banner.group(1), "log: start-up banner", P_STARTUP)
+                self.vote_engine("vllm", 2)
+        plat = _PLATFORM_LINE.search(text)
+        if plat:
+            name = plat.group(1).lower()
+            self.put("platform", {"ascend": "npu", "npu": "npu"}.get(name, name), "log: platform line", P_STARTUP)
+        elif re.search(r"ROCm|HIP error|hipError|rocdevice|HSA_STATUS|gfx9\d\d", text):
             self.put("platform", "rocm", "log", P_HINT)
         elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend", text):
             self.put("platform", "npu", "log", P_HINT)

@@ -47,7 +47,8 @@ BY_CLASS = {
 GENERIC = [
     "Paste the whole log from the serve command to the first traceback: the first failing process's traceback is what tells causes apart.",
 ]
-CLOSE = 0.15  # two findings this close in score are a differential, not a diagnosis
+CLOSE = 0.15  # two findings this close in score (or the second this near the first) are a differential, not a diagnosis
+RATIO = 0.6
 
 # the facts a `when` clause asks about, in the order they best separate candidates
 ORDER = ("when.engine_version", "when.quantization", "when.compute_capability", "when.gpu", "when.flags",
@@ -118,8 +119,7 @@ def differential(findings: list[Finding], env: Environment) -> tuple[str | None,
     top = findings[0]
     if len(findings) >= 2:
         second = findings[1]
-        close = top.score - second.score < CLOSE or top.confidence != "high"
-        if close:
+        if top.score - second.score < CLOSE or second.score >= RATIO * top.score:
             for clause in ORDER:
                 a, b = _when(top, clause), _when(second, clause)
                 if _separates(a, b):

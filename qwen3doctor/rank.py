@@ -46,10 +46,18 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     rule = rm.rule
     total = 0.0
     strong = weak = False
+    crashed = any(c.role != "consequence" for c in scan.crashes)
+    # a clean log cannot prove a crash rule by a log line alone: its crash clauses are simply absent
+    crash_clauses_absent = not crashed and any(
+        ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("frames", "exception", "message") for ev in rm.match
+    )
     for ev in rm.match:
         if ev.state != "hit":
             continue
         kind = ev.clause.rsplit(".", 1)[-1]
+        if crash_clauses_absent and kind == "log":
+            total += SUPPORT_WEIGHT["log"]
+            continue
         if rm.generic.get(ev.clause):
             total += GENERIC_WEIGHT
             weak = True
@@ -76,7 +84,6 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
             misses.append(ev)
     hard_miss = any(ev.clause in ("when.family", "when.engine") for ev in misses)
-    crashed = any(c.role != "consequence" for c in scan.crashes)
     basis = "evidence"
     if rule.match and not strong:
         if weak:

@@ -287,6 +287,26 @@ def _shorten(path: str) -> str:
     return f"<path>/{last}" if last else "<path>"
 
 
+# Host names redact.py leaves alone: a bare fully qualified name (`node17.corp.example.com`) and the value of
+# a serve command's --host. Python module paths (`sglang.srt.managers.scheduler`) do not end in a TLD.
+_TLDS = ("com|net|org|io|ai|cn|dev|cloud|internal|local|lan|corp|intra|edu|gov|de|uk|fr|jp|kr|sg|in|us|eu|ru|"
+         "nl|ca|au|tech|xyz|app|site|cluster")
+_FQDN = re.compile(rf"(?<![\w.@/-])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:{_TLDS}))(?![\w-])", re.I)
+_HOST_FLAG = re.compile(r"(--host[ =])(?![\\<])(\S+)")
+_OPEN_HOSTS = {"0.0.0.0", "127.0.0.1", "localhost", "::", "[::]", "<ip>", "<host>"}
+
+
+def _fqdn(m: re.Match[str]) -> str:
+    from .redact import _public
+
+    host = m.group(1)
+    return host if _public(host) or host.count(".") < 1 else "<host>"
+
+
+def _host_flag(m: re.Match[str]) -> str:
+    return m.group(0) if m.group(2) in _OPEN_HOSTS else f"{m.group(1)}<host>"
+
+
 # -- the Markdown -----------------------------------------------------------------------------------
 def template_for(report: Report, template: str | None = None) -> str:
     engine = report.environment.get("engine")
@@ -302,6 +322,7 @@ def render(report: Report, lines: list[tuple[int, str]], template: str | None = 
     parts = _vllm(report, blocks, notes) if template == "vllm" else _sglang(report, blocks, notes)
     text = "\n".join(parts).rstrip() + "\n"
     text = redactor.text(text)
+    text = _HOST_FLAG.sub(_host_flag, _FQDN.sub(_fqdn, text))
     counts = {k: v for k, v in redactor.counts.items() if v}
     paths = text.count("<path>/")
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + (f", {paths} private path(s)" if paths else "")
@@ -372,7 +393,7 @@ def command_block(report: Report) -> list[str]:
         return ["```bash", command, "```"]
     lines, current = [], []
     for tok in tokens:
-        if tok.startswith("-") and current:
+        if tok.startswith("-") and current and tok not in ("-m", "-c"):  # `python -m sglang.launch_server` stays whole
             lines.append(shlex.join(current))
             current = []
         current.append(tok)

@@ -37,7 +37,7 @@ ENV_ANCHORS = (
     "PyTorch version", "PyTorch:", "GPU models", "NVIDIA", "Compute Capability", "CUDA runtime", "Driver Version",
     "Cuda compilation", "Resolved architecture", "ForCausalLM", "ForConditionalGeneration", "docker run", "image:",
     "torch==", "vllm==", "sglang==", "sglang:", "vllm:", "transformers", "flashinfer", "API server version",
-    "Qwen3", "qwen3", "--model",
+    "Qwen3", "qwen3", "--model", "Platform plugin", "detected platform",
 )
 # Ordinary traffic of a healthy server. A rule anchor found in any of these lines would select every request
 # line of a busy log, so the prefilter drops it (the pattern still runs on the lines other anchors select).

@@ -179,7 +179,7 @@ def _new_group(o: Outcome, key: str) -> Group:
         g.fingerprint = o.fingerprint
         g.title = unexplained_title(o.fingerprint, crash)
     if o.status == "ignored" and o.ignored_by is not None:
-        g.reason = o.ignored_by.reason or f"ignored by {o.ignored_by.origin or 'configuration'}"
+        g.reason = o.ignored_by.reason or f"by {o.ignored_by.origin or 'configuration'}"
     return g
 
 

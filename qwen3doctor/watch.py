@@ -1,8 +1,8 @@
 """`vllm serve ... 2>&1 | qwen3doctor watch`: pass the server's output through unchanged, and diagnose a
 crash as soon as its lines are complete.
 
-Every byte read from standard input is written to standard output as it arrives (line by line, flushed),
-so the pipe changes nothing for whoever reads the server's output. Meanwhile:
+Every byte read from standard input is written to standard output as soon as it arrives (flushed), so
+the pipe changes nothing for whoever reads the server's output. Meanwhile:
 
 - a line that looks like part of a crash (a traceback, an exception line, `CUDA error`, a signal, ...)
   opens a crash; it is complete when the input goes quiet for `settle` seconds, when SETTLE_LINES lines
@@ -10,13 +10,15 @@ so the pipe changes nothing for whoever reads the server's output. Meanwhile:
 - then the log read so far (its first HEAD_LINES lines, where the serve command and versions are, and its
   last TAIL_LINES lines) is diagnosed with the same engine as `diagnose`, and the diagnosis goes to
   standard error - once per distinct root cause or crash fingerprint;
-- at the end of the input, or on Ctrl-C, a summary goes to standard error, and the exit code follows the
-  contract (0 no crash, 1 a finding, 3 an unexplained crash), narrowed by `--fail-on`.
+- at the end of the input, or on Ctrl-C (after passing through what was already received), a summary
+  goes to standard error, and the exit code follows the contract (0 no crash, 1 a finding, 3 an
+  unexplained crash), narrowed by `--fail-on`.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import queue
 import re
 import sys
@@ -40,6 +42,7 @@ TAIL_LINES = 20000
 SETTLE_SECONDS = 2.0
 SETTLE_LINES = 200
 READ_MAX = 1 << 20
+CHUNK = 1 << 16
 
 _CRASH_LINE = re.compile(
     r"Traceback \(most recent call last\)|^\s*File \"|Error\b|Exception\b|CUDA error|HIP error|out of memory|"
@@ -155,20 +158,27 @@ def describe(o: Outcome, lines: int) -> str:
 
 
 def run(watcher: Watcher, stdin, stdout, stderr, *, redactor=None) -> Summary:
-    """Copy stdin to stdout line by line, feeding the watcher; returns the summary at EOF or Ctrl-C."""
-    lines: queue.Queue = queue.Queue(maxsize=10000)
+    """Copy stdin to stdout as it arrives, feeding the watcher line by line; returns the summary at EOF or
+    Ctrl-C. The reading thread uses os.read on the file descriptor (no buffered reader whose lock a thread
+    blocked in it would hold at interpreter exit after Ctrl-C)."""
+    chunks: queue.Queue = queue.Queue(maxsize=1000)
+    try:
+        fd = stdin.fileno()
+        read = lambda: os.read(fd, CHUNK)  # noqa: E731
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        read = lambda: stdin.read1(CHUNK)  # noqa: E731
 
     def reader() -> None:
         try:
             while True:
-                raw = stdin.readline(READ_MAX)
-                if not raw:
+                data = read()
+                if not data:
                     break
-                lines.put(raw)
+                chunks.put(data)
         except (OSError, ValueError):
             pass
         finally:
-            lines.put(None)
+            chunks.put(None)
 
     def announce(o: Outcome) -> None:
         text = describe(o, watcher.lines)
@@ -181,22 +191,42 @@ def run(watcher: Watcher, stdin, stdout, stderr, *, redactor=None) -> Summary:
     try:
         while True:
             try:
-                raw = lines.get(timeout=min(0.5, watcher.settle))
+                data = chunks.get(timeout=min(0.5, watcher.settle))
             except queue.Empty:
                 watcher.tick()
                 continue
-            if raw is None:
+            if data is None:
                 break
-            _passthrough(stdout, raw)
-            partial += raw
-            if raw.endswith(b"\n") or len(partial) >= READ_MAX:
-                watcher.feed(partial.decode("utf-8", errors="replace").rstrip("\r\n"))
+            _passthrough(stdout, data)
+            partial += data
+            *complete, partial = partial.split(b"\n")
+            for raw in complete:
+                watcher.feed(raw.decode("utf-8", errors="replace").rstrip("\r"))
+            if len(partial) > READ_MAX:  # an endless line: read its head, drop the rest
+                watcher.feed(partial[:READ_MAX].decode("utf-8", errors="replace"))
                 partial = b""
     except KeyboardInterrupt:
         stderr.write("qwen3doctor watch: interrupted\n")
+        partial = _drain(chunks, stdout, watcher, partial)
     if partial:
         watcher.feed(partial.decode("utf-8", errors="replace"))
     return watcher.finish()
+
+
+def _drain(chunks: queue.Queue, stdout, watcher: Watcher, partial: bytes) -> bytes:
+    """After Ctrl-C: pass through (and read) what was already received, without waiting for more."""
+    while True:
+        try:
+            data = chunks.get_nowait()
+        except queue.Empty:
+            return partial
+        if data is None:
+            return partial
+        _passthrough(stdout, data)
+        partial += data
+        *complete, partial = partial.split(b"\n")
+        for raw in complete:
+            watcher.feed(raw.decode("utf-8", errors="replace").rstrip("\r"))
 
 
 def _passthrough(stdout, raw: bytes) -> None:

@@ -8,7 +8,10 @@
     logs/nightly-f/core.log         binary: skipped with a warning in a folder scan
     logs/README.md                  not a log name: never read
 
-Regenerate the golden files after an intended change: QWEN3DOCTOR_UPDATE_GOLDEN=1 pytest tests/test_ci_formats.py
+The golden files hold whole reports, so a change to a rule or to what the engine reads from these logs shows
+up in them too. Regenerate them after an intended change, and read the diff:
+
+    QWEN3DOCTOR_UPDATE_GOLDEN=1 pytest tests/test_ci_formats.py && git diff tests/golden
 """
 
 from __future__ import annotations
@@ -64,8 +67,13 @@ def normalise(text: str) -> str:
 
 
 def check_golden(name: str, text: str) -> None:
+    """Compare with tests/golden/<name>. JSON Lines are kept pretty-printed there, so a diff shows the field."""
     path = GOLDEN / name
     text = normalise(text)
+    if name.endswith(".jsonl"):
+        import json
+
+        text = "\n".join(json.dumps(json.loads(line), indent=1, ensure_ascii=False) for line in text.splitlines()) + "\n"
     if UPDATE or not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -34,7 +34,7 @@ def render_plain(summary: Summary) -> str:
     out = [f"== Summary: {summary.headline()}"]
     width = max((len(g.name) for g in summary.groups), default=8)
     for g in summary.groups:
-        conf = g.confidence or ("ignored" if g.kind == "ignored" else "-")
+        conf = "ignored" if g.kind == "ignored" else g.confidence or "-"
         out.append(f"  {g.count:>4}  {g.name:<{width}}  {conf:<7}  {g.title}")
         if g.reason:
             out.append(f"        {'':<{width}}  {'':<7}  ignored: {g.reason}")
@@ -69,7 +69,7 @@ def render_rich(summary: Summary, width: int | None = None) -> str:
         if g.reason:
             detail.append(f"\nignored: {g.reason}", style="dim")
         detail.append("\n" + _sources(g), style="dim")
-        table.add_row(str(g.count), bar, Text(g.name, style=style), g.confidence or "-", detail)
+        table.add_row(str(g.count), bar, Text(g.name, style=style), "ignored" if g.kind == "ignored" else g.confidence or "-", detail)
     console.print(table)
     colour = "green" if summary.exit_code == 0 else "bold red"
     console.print(Text(verdict_line(summary), style=colour))

@@ -1,0 +1,170 @@
+"""`qwen3doctor check`: known crashes of a planned launch, from the rules' `when` conditions and the bundled
+Qwen3-family shapes, before anything runs."""
+
+import json
+import shlex
+
+import pytest
+
+from qwen3doctor import vocab
+from qwen3doctor.check import check, plan_environment, planned_command, shapes_of, shapes_table
+from qwen3doctor.diagnose import Overrides
+from qwen3doctor.model import Fact
+
+
+def plan(catalog, command, local=None, **options):
+    line = planned_command(shlex.split(command), options.pop("engine", None))
+    overrides = Overrides(options={k: v for k, v in options.items() if v}, local=local or {})
+    return check(line, plan_environment(line, overrides), catalog)
+
+
+def keys(report, level=None):
+    return [a.key for a in report.alerts if level is None or a.level == level]
+
+
+def test_qwen35_mtp_on_a_version_with_the_gdn_spec_decode_crash(catalog):
+    cmd = "vllm serve Qwen/Qwen3.5-27B --speculative-config '{\"method\":\"qwen3_next_mtp\",\"num_speculative_tokens\":5}'"
+    report = plan(catalog, cmd, engine_version="0.17.1")
+    assert report.verdict == "warning" and "gdn-mtp-spec-decode-illegal-memory-access" in keys(report, "warning")
+    alert = next(a for a in report.alerts if a.key == "gdn-mtp-spec-decode-illegal-memory-access")
+    assert "vllm#37035" in alert.references and any("--speculative-config" in b for b in alert.because)
+    assert alert.fixes and "num_speculative_tokens" in alert.fixes[0].command
+    # without the version it is only possible, and the report says which fact decides it
+    report = plan(catalog, cmd)
+    assert report.verdict == "possible"
+    alert = next(a for a in report.alerts if a.key == "gdn-mtp-spec-decode-illegal-memory-access")
+    assert alert.level == "possible" and alert.decided_by == "the engine version"
+    # the same launch without MTP does not warn about it
+    assert "gdn-mtp-spec-decode-illegal-memory-access" not in keys(plan(catalog, "vllm serve Qwen/Qwen3.5-27B", engine_version="0.17.1"))
+
+
+def test_fp8_checkpoint_on_a_gpu_without_fp8(catalog):
+    report = plan(catalog, "vllm serve Qwen/Qwen3-8B-FP8 --max-model-len 32768", engine_version="0.9.2", gpu="NVIDIA A100-SXM4-80GB")
+    assert "fp8-triton-kernel-on-pre-ada-gpu" in keys(report, "warning")
+    alert = next(a for a in report.alerts if a.key == "fp8-triton-kernel-on-pre-ada-gpu")
+    assert any("compute capability 8.0" in b for b in alert.because)
+    ok = plan(catalog, "vllm serve Qwen/Qwen3-8B-FP8 --max-model-len 32768", engine_version="0.9.2", gpu="NVIDIA H100 80GB HBM3")
+    assert "fp8-triton-kernel-on-pre-ada-gpu" not in keys(ok)
+    unknown_gpu = plan(catalog, "vllm serve Qwen/Qwen3-8B-FP8", engine_version="0.9.2")
+    assert "fp8-triton-kernel-on-pre-ada-gpu" in keys(unknown_gpu, "possible")
+
+
+def test_tp_that_does_not_divide_an_fp8_block_quantized_expert(catalog):
+    report = plan(catalog, "vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 4", engine_version="0.10.1",
+                  gpu="NVIDIA H100 80GB HBM3")
+    assert report.shapes_of == "Qwen3-30B-A3B" and report.verdict == "warning"
+    alert = next(a for a in report.alerts if a.key == "fp8-block-quant-tp-indivisible")
+    assert "768 over 4 ranks leaves 192 per rank" in alert.title and "vllm#17569" in alert.references
+    assert alert.fixes[0].command == "vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 2"
+    assert any("--enable-expert-parallel" in f.command for f in alert.fixes)
+    # TP 2 fits (384 = 3 x 128), and expert parallelism keeps the experts whole
+    assert "fp8-block-quant-tp-indivisible" not in keys(plan(catalog, "vllm serve Qwen/Qwen3-30B-A3B-FP8 -tp 2", engine_version="0.10.1"))
+    assert "fp8-block-quant-tp-indivisible" not in keys(plan(
+        catalog, "vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 4 --enable-expert-parallel", engine_version="0.10.1"))
+    # BF16 has no blocks
+    assert "fp8-block-quant-tp-indivisible" not in keys(plan(catalog, "vllm serve Qwen/Qwen3-30B-A3B --tensor-parallel-size 4"))
+
+
+def test_sglang_shared_expert_stays_tp_split_under_ep(catalog):
+    report = plan(catalog, "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct-FP8 --tp 8 --ep-size 8",
+                  engine_version="0.5.3")
+    titles = [a.title for a in report.alerts if a.key == "fp8-block-quant-tp-indivisible"]
+    assert titles == ["shared-expert intermediate size 512 over 8 ranks leaves 64 per rank, not a multiple of the FP8 block (128)"]
+    fix = next(a for a in report.alerts if a.key == "fp8-block-quant-tp-indivisible").fixes[0]
+    assert "--tp-size 4" in fix.command and "--ep-size 4" in fix.command  # EP may not exceed the new TP
+    assert any(a.key == "shape:kv-heads" and a.level == "note" for a in report.alerts)  # 2 KV heads replicated 4x
+
+
+def test_a_clean_launch_exits_clean(catalog):
+    report = plan(catalog, "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 --max-model-len 32768", engine_version="0.11.0",
+                  gpu="NVIDIA H100 80GB HBM3", gpu_count="2")
+    assert report.verdict == "clean", [(a.key, a.level) for a in report.alerts]
+    assert any("attention heads 32 / 2 = 16" in c for c in report.checked)
+    assert any("2 GPU(s) needed, 2 available" in c for c in report.checked)
+
+
+def test_shape_limits(catalog):
+    heads = plan(catalog, "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 3", engine_version="0.11.0")
+    assert "shape:attention-heads" in keys(heads, "warning")
+    vision = plan(catalog, "vllm serve Qwen/Qwen3.5-27B --tensor-parallel-size 3", engine_version="0.17.1")
+    assert "vision-heads-not-divisible-by-tp" in keys(vision, "warning") and "shape:kv-heads" in keys(vision, "warning")
+    text_only = plan(catalog, "vllm serve Qwen/Qwen3.5-27B --tensor-parallel-size 3 --mm-encoder-tp-mode data", engine_version="0.17.1")
+    assert "vision-heads-not-divisible-by-tp" not in keys(text_only)
+    long = plan(catalog, "vllm serve Qwen/Qwen3-8B --max-model-len 131072", engine_version="0.11.0")
+    assert "max-model-len-exceeds-derived" in keys(long, "warning")
+    yarn = plan(catalog, "vllm serve Qwen/Qwen3-8B --max-model-len 131072 --hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\"}}'",
+                engine_version="0.11.0")
+    assert "max-model-len-exceeds-derived" not in keys(yarn) and "shape:max-model-len" in keys(yarn, "note")
+    gpus = plan(catalog, "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 4", engine_version="0.11.0", gpu_count="2")
+    assert "gpu:count" in keys(gpus, "warning")
+
+
+def test_bf16_on_a_gpu_without_bf16(catalog):
+    report = plan(catalog, "vllm serve Qwen/Qwen3-8B", engine_version="0.11.0", gpu="Tesla V100-SXM2-32GB")
+    assert "bf16-unsupported-gpu" in keys(report, "warning")
+    assert "bf16-unsupported-gpu" not in keys(plan(catalog, "vllm serve Qwen/Qwen3-8B --dtype half", engine_version="0.11.0",
+                                                    gpu="Tesla V100-SXM2-32GB"))
+
+
+def test_local_facts_are_used_but_options_win(catalog):
+    local = {"vllm": Fact("0.17.1", "this machine: pip package vllm"), "engine": Fact("vllm", "this machine"),
+             "gpu": Fact("NVIDIA H100 80GB HBM3", "this machine: nvidia-smi"), "gpu_count": Fact(8, "this machine: nvidia-smi")}
+    cmd = "vllm serve Qwen/Qwen3.5-27B --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":5}'"
+    report = plan(catalog, cmd, local=local)
+    assert report.environment.get("engine_version") == "0.17.1" and report.verdict == "warning"
+    planned_elsewhere = plan(catalog, cmd, local=local, engine_version="0.10.1")
+    assert planned_elsewhere.environment.get("engine_version") == "0.10.1"
+    assert "gdn-mtp-spec-decode-illegal-memory-access" not in keys(planned_elsewhere)  # outside >=0.10.2
+
+
+def test_unknown_model_says_what_was_not_checked(catalog):
+    report = plan(catalog, "vllm serve /models/my-finetune --tensor-parallel-size 4")
+    assert report.shapes_of is None and any("not in the bundled shapes table" in n for n in report.not_checked)
+
+
+def test_planned_command_forms():
+    assert planned_command(["vllm", "serve", "Qwen/Qwen3-8B"]) == "vllm serve Qwen/Qwen3-8B"
+    assert planned_command(["Qwen/Qwen3-8B", "--tensor-parallel-size", "2"]) == "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2"
+    assert planned_command(["--model-path", "Qwen/Qwen3-8B", "--tp", "2"]).startswith("python -m sglang.launch_server --model-path")
+    with pytest.raises(ValueError):
+        planned_command([])
+
+
+def test_shapes_table_is_consistent():
+    table = shapes_table()
+    assert table["fp8_block_size"] == 128 and table["fp8_block_sources"]
+    for name, s in table["models"].items():
+        assert s["sources"], name
+        assert vocab.family_covers(s["family"], vocab.family_of_model(s["names"][0])) or \
+            vocab.family_of_model(s["names"][0]) == s["family"], name
+        if "num_key_value_heads" in s:
+            assert s["num_attention_heads"] % s["num_key_value_heads"] == 0, name
+        if "linear_num_value_heads" in s:
+            assert s["linear_num_value_heads"] % s["linear_num_key_heads"] == 0, name
+    assert shapes_of("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8")[0] == "Qwen3-30B-A3B"
+    assert shapes_of("Qwen/Qwen3-Coder-30B-A3B-Instruct")[0] == "Qwen3-Coder-30B-A3B"
+    assert shapes_of("Qwen/Qwen3.6-35B-A3B-FP8")[0] == "Qwen3.5-35B-A3B"
+    assert shapes_of("/data/models/qwen3-next-80b-a3b-thinking")[0] == "Qwen3-Next-80B-A3B"
+    assert shapes_of("Qwen/Qwen3-VL-30B-A3B-Instruct") is None  # a different model, not Qwen3-30B-A3B
+
+
+def test_cli_exit_codes_and_json(tmp_path):
+    from test_cli import run
+
+    r = run("check", "--no-local", "--engine-version", "0.17.1", "--", "vllm", "serve", "Qwen/Qwen3.5-27B",
+            "--speculative-config", '{"method":"qwen3_next_mtp","num_speculative_tokens":5}')
+    assert r.returncode == 1 and "WARNING" in r.stdout and "gdn-mtp-spec-decode-illegal-memory-access" in r.stdout
+    # qwen3doctor's own options may also follow `--`; they are taken out of the planned command
+    r = run("check", "--no-local", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-30B-A3B-FP8",
+            "--tensor-parallel-size", "4", "--engine-version", "0.10.1", "--gpu", "NVIDIA A100-SXM4-80GB")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and doc["verdict"] == "warning" and "--engine-version" not in doc["command"]
+    assert {"schema_version", "command", "verdict", "environment", "alerts", "checked", "not_checked"} <= set(doc)
+    assert {a["key"] for a in doc["alerts"]} >= {"fp8-block-quant-tp-indivisible", "fp8-triton-kernel-on-pre-ada-gpu"}
+    r = run("check", "--no-local", "vllm", "serve", "Qwen/Qwen3.5-27B", "--speculative-config", '{"method":"mtp"}')
+    assert r.returncode == 3 and "Depends on the engine version" in r.stdout
+    r = run("check", "--no-local", "--engine-version", "0.11.0", "--gpu", "NVIDIA H100 80GB HBM3", "--",
+            "vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2")
+    assert r.returncode == 0, r.stdout
+    r = run("check")
+    assert r.returncode == 2 and "no command to check" in r.stderr and "Traceback" not in r.stderr

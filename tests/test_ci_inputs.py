@@ -1,0 +1,103 @@
+"""Inputs: files, folders (recursive *.log / *.txt / *.gz), globs, GitHub Actions log archives, and what
+happens to binary or unreadable files found in a scan (skipped) versus named ones (exit 2)."""
+
+from __future__ import annotations
+
+import gzip
+import zipfile
+
+import pytest
+
+from ci_fixtures import BINARY, KNOWN_A, build_mixed, run_cli
+from qwen3doctor.errors import InputError
+from qwen3doctor.inputs import archive_members, expand
+
+
+def names(expansion):
+    return [i.name for i in expansion.inputs]
+
+
+def test_folder_is_searched_recursively_for_log_names_in_order(tmp_path, monkeypatch):
+    build_mixed(tmp_path)
+    (tmp_path / "logs" / ".git").mkdir()
+    (tmp_path / "logs" / ".git" / "x.log").write_text("hidden\n")
+    (tmp_path / "logs" / "weights.safetensors").write_bytes(b"\0" * 10)
+    monkeypatch.chdir(tmp_path)
+    ex = expand(["logs"])
+    assert names(ex) == ["logs/nightly-a/server.log", "logs/nightly-b/server.log.gz", "logs/nightly-c/server.log",
+                         "logs/nightly-d/worker.log", "logs/nightly-e/server.log", "logs/nightly-f/core.log"]
+    assert not any(i.explicit for i in ex.inputs)
+
+
+def test_globs_name_their_matches_explicitly_and_duplicates_are_read_once(tmp_path, monkeypatch):
+    build_mixed(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    ex = expand(["logs/**/server.log", "logs/nightly-a/server.log", "./logs/nightly-a/server.log"])
+    assert names(ex) == ["logs/nightly-a/server.log", "logs/nightly-c/server.log", "logs/nightly-e/server.log"]
+    assert all(i.explicit for i in ex.inputs)
+    missing = expand(["logs/*.nothing"]).inputs[0]
+    with pytest.raises(InputError, match="no file matches this pattern"):
+        missing.open()
+
+
+def actions_archive(path):
+    """The layout of a GitHub Actions run log archive: <n>_<job>.txt per job, and <job>/<n>_<step>.txt."""
+    log = KNOWN_A.read_text()
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("0_serve.txt", log)
+        zf.writestr("serve/1_Set up job.txt", "setting up\n")
+        zf.writestr("serve/2_Run vllm.txt", log)
+        zf.writestr("1_lint.txt", "2025-06-02T09:14:03.1234567Z ruff check .\n2025-06-02T09:14:04.1234567Z All checks passed!\n")
+        zf.writestr("lint/1_Run ruff.txt", "All checks passed!\n")
+        zf.writestr("artifacts/core.log", BINARY)
+        zf.writestr("artifacts/server.log.gz", gzip.compress(log.encode()))
+        zf.writestr("notes.md", "not a log\n")
+    return path
+
+
+def test_actions_archive_reads_each_job_log_once(tmp_path):
+    archive = actions_archive(tmp_path / "logs_123.zip")
+    assert archive_members(archive) == ["0_serve.txt", "1_lint.txt", "artifacts/core.log", "artifacts/server.log.gz"]
+    r = run_cli("diagnose", str(archive), "--format", "json")
+    assert r.returncode == 1, r.stderr
+    assert "warning: skipped: " + str(archive) + "!artifacts/core.log: looks like binary data" in r.stderr
+    import json
+
+    docs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(d["source"].split("!")[1], d["verdict"]) for d in docs] == [
+        ("0_serve.txt", "finding"), ("1_lint.txt", "no-crash"), ("artifacts/server.log.gz", "finding")]
+
+
+def test_a_broken_archive_named_explicitly_exits_2(tmp_path):
+    bad = tmp_path / "logs.zip"
+    bad.write_bytes(b"PK\x03\x04 this is not a zip")
+    r = run_cli("diagnose", str(bad))
+    assert r.returncode == 2 and "not a readable zip archive" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_binary_in_a_scan_is_skipped_but_named_explicitly_exits_2(tmp_path):
+    build_mixed(tmp_path)
+    r = run_cli("diagnose", "logs/nightly-e", "logs/nightly-f", cwd=tmp_path)
+    assert r.returncode == 0 and "warning: skipped: logs/nightly-f/core.log" in r.stderr
+    r = run_cli("diagnose", "logs/nightly-e/server.log", "logs/nightly-f/core.log", cwd=tmp_path)
+    assert r.returncode == 2 and "logs/nightly-f/core.log: looks like binary data" in r.stderr
+    r = run_cli("diagnose", "logs/nightly-e/server.log", "logs/nightly-f/core.log", "--fail-on", "never", cwd=tmp_path)
+    assert r.returncode == 2  # an unreadable named input is the tool failing, whatever the policy
+
+
+def test_a_folder_without_logs_is_an_error_not_a_pass(tmp_path):
+    (tmp_path / "empty").mkdir()
+    r = run_cli("diagnose", str(tmp_path / "empty"))
+    assert r.returncode == 2 and "no *.log, *.txt or *.gz files in this folder" in r.stderr
+
+
+def test_unreadable_file_in_a_scan_is_skipped(tmp_path):
+    import os
+
+    if os.geteuid() == 0:
+        pytest.skip("root reads any file")
+    build_mixed(tmp_path)
+    locked = tmp_path / "logs" / "nightly-e" / "server.log"
+    locked.chmod(0)
+    r = run_cli("diagnose", "logs", cwd=tmp_path)
+    assert "warning: skipped: logs/nightly-e/server.log: permission denied" in r.stderr and r.returncode == 1

@@ -1,0 +1,100 @@
+"""Differential diagnosis: the one fact that separates the top candidates and how to get it; which lines a
+wrapper-only or cut log is missing."""
+
+from conftest import EXAMPLES
+from qwen3doctor.diagnose import Overrides, diagnose_text
+from qwen3doctor.model import Crash, Environment, Evidence, Fact, Finding, Frame, Scan
+from qwen3doctor.nextsteps import differential, next_steps
+
+
+def finding(rule_id, score, confidence="low", when=(), frames="hit"):
+    evidence = [Evidence("match.frames", frames, "frames")] + [Evidence(c, s, t) for c, s, t in when]
+    return Finding(rule_id=rule_id, title=rule_id, status="likely", score=score, confidence=confidence, engines=("vllm",),
+                   families=(), references=("vllm#1",), evidence=tuple(evidence), fixes=(), fixed_in=None)
+
+
+def env(**facts):
+    return Environment(facts={k: Fact(v, "log") for k, v in facts.items()})
+
+
+def test_two_close_candidates_are_separated_by_the_version_they_need():
+    a = finding("gdn-null-block-id", 0.38, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >0.19.0,<0.20.0)")])
+    b = finding("gdn-prefill-ima", 0.30, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >=0.16.0rc0)")])
+    step, covered = differential([a, b], env(engine="vllm"))
+    assert step.startswith("To tell gdn-null-block-id from gdn-prefill-ima: the log does not show the vLLM version")
+    assert "gdn-null-block-id needs vLLM >0.19.0,<0.20.0; gdn-prefill-ima needs vLLM >=0.16.0rc0" in step
+    assert "`vllm --version`" in step and "qwen3doctor env" in step and "--engine-version" in step
+    assert covered == {"engine_version"}
+
+
+def test_a_fact_only_one_candidate_asks_about_separates_them():
+    a = finding("awq-rule", 0.5, when=[("when.quantization", "unknown", "quantization not in the log (rule: awq, gptq-int4)")])
+    b = finding("other-rule", 0.45)
+    step, _ = differential([a, b], env(engine="sglang"))
+    assert "the checkpoint's quantization" in step and "awq-rule needs an awq or gptq-int4 checkpoint" in step
+    assert "other-rule does not depend on it" in step and "quantization_config" in step
+
+
+def test_flags_are_named_with_the_engine_s_own_start_up_line():
+    a = finding("needs-eager-off", 0.4, when=[("when.not_flags", "unknown", "no serve command or config to check --enforce-eager")])
+    b = finding("needs-spec", 0.35, when=[("when.flags", "unknown", "no serve command or config in the log to check --speculative-config")])
+    step, _ = differential([a, b], env(engine="vllm"))
+    assert "must not have --enforce-eager" in step or "needs --speculative-config" in step
+    assert "`non-default args: {...}`" in step and "sglang" not in step
+
+
+def test_far_apart_candidates_are_not_a_differential():
+    a = finding("clear-winner", 0.95, confidence="medium")
+    b = finding("also-ran", 0.07, when=[("when.platform", "unknown", "platform not in the log")])
+    step, _ = differential([a, b], env())
+    assert step is None
+
+
+def test_one_finding_with_an_unknown_condition_names_it():
+    a = finding("version-bound", 0.5, confidence="medium",
+                when=[("when.engine_version", "unknown", "no sglang version in the log (rule: >=0.5.3.post3)")])
+    step, _ = differential([a], env(engine="sglang"))
+    assert step.startswith("The top finding, version-bound, depends on the SGLang version")
+    assert "SGLang >=0.5.3.post3" in step and "`python -m sglang.check_env`" in step
+    high = finding("sure", 0.9, confidence="high", when=[("when.engine_version", "unknown", "x (rule: >=1.0)")])
+    assert differential([high], env()) == (None, set())
+
+
+def test_the_missing_facts_step_does_not_repeat_the_separating_fact():
+    a = finding("a", 0.38, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: <0.13.0)")])
+    b = finding("b", 0.30, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >=0.16.0)")])
+    crash = Crash("illegal-memory-access", "RuntimeError", "CUDA error", "Worker_TP0", 3, (Frame("x.py", 1, "f"), Frame("y.py", 2, "g")), True)
+    steps = next_steps(Scan((crash,), (), env(engine="vllm")), [a, b])
+    assert sum("engine version" in s or "vLLM version" in s for s in steps) == 1
+    assert any("the GPU (`nvidia-smi`)" in s for s in steps)
+
+
+def test_wrapper_only_logs_say_which_lines_to_paste_per_engine(catalog):
+    vllm_log = ("(APIServer pid=1) ERROR 05-05 12:00:00 [async_llm.py:525] AsyncLLM output_handler failed.\n"
+                "(APIServer pid=1) ERROR 05-05 12:00:00 [async_llm.py:525] vllm.v1.engine.exceptions.EngineDeadError: "
+                "EngineCore encountered an issue. See stack trace (above) for the root cause.\n")
+    steps = diagnose_text(vllm_log, catalog).next_steps
+    paste = [s for s in steps if s.startswith("The log holds only a wrapper error")]
+    assert paste and "(EngineCore_DP0 pid=...)" in paste[0] and "2>&1 | tee server.log" in paste[0]
+    sglang_log = "[2025-05-01 10:00:00] Exception: Initialization failed. warmup error: last_gen_throughput: 0\n"
+    steps = diagnose_text(sglang_log, catalog, overrides=Overrides(options={"engine": "sglang"})).next_steps
+    assert any("Scheduler hit an exception: Traceback" in s and "[... TP0]" in s for s in steps)
+
+
+def test_a_traceback_cut_before_its_exception_asks_for_the_rest(catalog):
+    log = ("(Worker_TP0 pid=7) ERROR 05-05 12:00:00 [multiproc_executor.py:1] Traceback (most recent call last):\n"
+           "(Worker_TP0 pid=7) ERROR 05-05 12:00:00 [multiproc_executor.py:1]   File \"/x/vllm/worker.py\", line 3, in run\n"
+           "(Worker_TP0 pid=7) ERROR 05-05 12:00:00 [multiproc_executor.py:1]     self.step()\n"
+           "(Worker_TP0 pid=7) ERROR 05-05 12:00:00 [multiproc_executor.py:1]   File \"/x/vllm/model.py\", line 9, in step\n")
+    steps = diagnose_text(log, catalog).next_steps
+    assert any("stops before its exception line" in s for s in steps)
+
+
+def test_a_real_differential_on_a_bundled_log(catalog):
+    text = (EXAMPLES / "vllm" / "gdn-null-block-id-cudagraph-padding--vllm-39025.log").read_text(errors="replace")
+    report = diagnose_text(text, catalog)
+    assert report.findings[0].rule_id == "gdn-null-block-id-cudagraph-padding"
+    assert any(s.startswith("To tell gdn-null-block-id-cudagraph-padding from") and "vLLM version" in s for s in report.next_steps)
+    # the version decides it: given 0.19.1, no differential is left to ask for
+    told = diagnose_text(text, catalog, overrides=Overrides(options={"engine_version": "0.19.1"}))
+    assert not any(s.startswith("To tell") and "version" in s for s in told.next_steps)
