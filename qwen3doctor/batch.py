@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from .catalog import Catalog
@@ -79,37 +79,36 @@ def diagnose_all(inputs: list[Input], catalog: Catalog, options: Options) -> lis
     jobs = options.jobs or default_jobs()
     want_secrets = options.secrets or options.redact
     show = options.progress if options.progress is not None else _stderr_is_terminal()
-    progress = _Progress(len(inputs)) if show and len(inputs) > 1 else None
-    try:
-        if jobs <= 1 or len(inputs) <= 1 or any(i.path == "-" for i in inputs):
-            _init(catalog, options.overrides, options.force, want_secrets, options.redact_hosts, parallel=False)
+    show = show and len(inputs) > 1
+    if jobs <= 1 or len(inputs) <= 1 or any(i.path == "-" for i in inputs):
+        _init(catalog, options.overrides, options.force, want_secrets, options.redact_hosts, parallel=False)
+        progress = _Progress(len(inputs)) if show else None
+        try:
             out = []
             for item in inputs:
                 out.append(_one(item))
                 progress and progress.advance(item.name)
             return out
-        results: list[Result | None] = [None] * len(inputs)
-        with ProcessPoolExecutor(max_workers=min(jobs, len(inputs)), initializer=_init,
-                                 initargs=(catalog, options.overrides, options.force, want_secrets,
-                                           options.redact_hosts, True)) as pool:
-            futures = {pool.submit(_one, item): i for i, item in enumerate(inputs)}
-            for future in _as_completed(futures):
+        finally:
+            progress and progress.stop()
+    results: list[Result | None] = [None] * len(inputs)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(inputs)), initializer=_init,
+                             initargs=(catalog, options.overrides, options.force, want_secrets,
+                                       options.redact_hosts, True)) as pool:
+        # every worker process starts during these submits, before the progress bar starts its thread
+        futures = {pool.submit(_one, item): i for i, item in enumerate(inputs)}
+        progress = _Progress(len(inputs)) if show else None
+        try:
+            for future in as_completed(futures):
                 i = futures[future]
                 try:
                     results[i] = future.result()
-                except Exception as exc:  # noqa: BLE001 - a worker that died is one unreadable input, not a crash
+                except Exception as exc:  # noqa: BLE001 - a worker that died is one input not diagnosed, not a crash
                     results[i] = (None, f"{inputs[i].name}: could not be diagnosed ({exc.__class__.__name__}: {exc})", frozenset())
                 progress and progress.advance(inputs[i].name)
-        return [r for r in results if r is not None]
-    finally:
-        if progress is not None:
-            progress.stop()
-
-
-def _as_completed(futures):
-    from concurrent.futures import as_completed
-
-    return as_completed(futures)
+        finally:
+            progress and progress.stop()
+    return [r for r in results if r is not None]
 
 
 # -- the worker side ---------------------------------------------------------------------------------------

@@ -61,12 +61,13 @@ _STANDALONE = re.compile(
     r"torch\.\w*(?:Error|Exception)|[A-Z]\w*Error)(?:: .*|\(.*)?$)"
 )
 _QUICK = re.compile(
-    r"Error|error|Exception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|"
+    r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog"
 )
 
 WRAPPER_PATTERNS = re.compile(
-    r"Engine core initialization failed|EngineDeadError|EngineCore encountered an issue|"
+    r"Engine core initialization failed|EngineDeadError|EngineCore encountered an issue|EngineCore encountered a fatal error|"
+    r"EngineCore failed to start|"
     r"EngineGenerateError|Engine process failed to start|Worker failed with error|"
     r"WorkerProc (?:hit an exception|failed to start)|Scheduler hit an exception|"
     r"See root cause above|See stack trace \(above\)|Worker proc \S+ died unexpectedly|"
@@ -313,7 +314,7 @@ def _is_wrapper_tb(crash: Crash) -> bool:
 
 def order(crashes: list[Crash]) -> list[Crash]:
     """Mark each crash's role and put the primary first: the earliest cause, else the earliest anything."""
-    marked = [replace(c, role=role_of(c)) for c in crashes]
+    marked = sorted((replace(c, role=role_of(c)) for c in crashes), key=lambda c: c.line_no)
     causes = [c for c in marked if c.role == "cause"]
     fragments = [c for c in marked if c.role == "fragment"]
     rest = [c for c in marked if c.role not in ("cause", "fragment")]

@@ -71,19 +71,23 @@ class LocalEnv:
         return installed[0] if len(installed) == 1 else None
 
     def to_json(self) -> dict:
-        facts = {k: v.value for k, v in sorted(self.facts.items())}
+        """The shareable form (what --save writes): user names in paths and secret-looking values redacted."""
+        from .redact import Redactor
+
+        redactor = Redactor()
+        facts = {k: redactor.line(v.value) if isinstance(v.value, str) else v.value for k, v in sorted(self.facts.items())}
         if self.engine:
             facts["engine"] = self.engine
         return {
             "qwen3doctor_env": 1,
             "collected_by": f"qwen3doctor {__version__}",
-            "python_executable": self.python_executable,
+            "python_executable": redactor.line(self.python_executable),
             "facts": facts,
             "packages": dict(self.packages),
             "gpus": [{"index": g.index, "name": g.name, "memory_mib": g.memory_mib, "compute_capability": g.compute_capability}
                      for g in self.gpus],
-            "env_vars": dict(self.env_vars),
-            "missing": list(self.missing),
+            "env_vars": {k: redactor.line(v) for k, v in self.env_vars.items()},
+            "missing": [redactor.line(m) for m in self.missing],
         }
 
     def layer(self) -> dict[str, Fact]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .model import Crash, Environment, Evidence, Finding, Scan
+from .model import Environment, Evidence, Finding, Scan
 
 BY_CLASS = {
     "illegal-memory-access": [
@@ -256,7 +256,3 @@ def _missing_facts(env: Environment) -> list[tuple[str, str]]:
     if env.get("gpu") is None:
         out.append(("gpu", "the GPU (`nvidia-smi`)"))
     return out
-
-
-def wrapper_only(crashes: tuple[Crash, ...]) -> bool:
-    return bool(crashes) and all(c.role in ("wrapper", "consequence") for c in crashes)

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import __version__
 from .crash import BOILERPLATE, _CARET, _CHAIN, _EXC, _FRAME, _TB_HEAD, is_exception_type
 from .explain import url_of
-from .model import Crash, Finding, Report, Verdict
+from .model import Crash, Report, Verdict
 from .prefixes import peel
 from .reader import clean
 from .redact import Redactor
@@ -345,7 +344,7 @@ def title(report: Report) -> str:
     if crash is not None:
         what = {"illegal-memory-access": "CUDA illegal memory access", "out-of-memory": "CUDA out of memory",
                 "nccl": "NCCL error", "device-assert": "device-side assert", "no-kernel-image": "no kernel image for this GPU",
-                }.get(crash.crash_class, (crash.exception_type or crash.crash_class).rsplit(".", 1)[-1])
+                }.get(crash.crash_class, (crash.exception_type or "").rsplit(".", 1)[-1] or crash.message[:60] or crash.crash_class)
         deepest = next((f.function for f in reversed(crash.frames) if f.function not in ("?", "<module>")), None)
         if deepest:
             what += f" in {deepest}"
@@ -540,7 +539,3 @@ def exit_code_of(report: Report) -> int:
     if report.verdict is Verdict.UNEXPLAINED:
         return EXIT_UNEXPLAINED
     return EXIT_CLEAN
-
-
-def findings_refs(findings: Iterable[Finding]) -> list[str]:
-    return list(dict.fromkeys(r for f in findings for r in f.references))

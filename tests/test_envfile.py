@@ -38,7 +38,7 @@ def test_vllm_collect_env_legacy_layout_0_5():
 
 def test_vllm_collect_env_legacy_with_platform_line_and_env_vars_0_8():
     env, f = facts("vllm-collect-env-0.8-rtx4090.txt")
-    assert env.kinds == (KIND_VLLM_LEGACY,) and f["vllm"] == "0.8.5"
+    assert env.kinds[0] == KIND_VLLM_LEGACY and f["vllm"] == "0.8.5" and f["platform"] == "cuda"
     assert f["gpu"] == "NVIDIA GeForce RTX 4090" and f["gpu_count"] == 1
     assert f["NCCL_CUMEM_ENABLE"] == "0" and f["cudnn"] == "9.1.0.70"
 

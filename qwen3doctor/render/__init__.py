@@ -36,7 +36,7 @@ def render_summary(name: str, summary) -> str:
         from .summary import render_plain, render_rich
 
         reports = renderer(name)(summary.reports) if summary.reports else ""
-        if not multi and not summary.notes:
+        if not multi and not summary.notes and not summary.count("ignored"):
             return reports
         tail = render_rich(summary) if name == "rich" else render_plain(summary)
         return (reports.rstrip("\n") + "\n\n" if reports else "") + tail
