@@ -54,6 +54,8 @@ GENERIC_MESSAGES = (
     "Engine core initialization failed. See root cause above.",
     "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
     "Segmentation fault (core dumped)",
+    "ValueError: Model architectures ['Qwen3ForCausalLM'] failed to be inspected. Please check the logs for more details.",
+    "RuntimeError: Error in inspecting model architecture 'Qwen3MoeForCausalLM'",
     "Fatal Python error: Aborted",
     "AssertionError",
     "KeyError",

@@ -95,9 +95,11 @@ ENV_AUTO_OPT = typer.Option(
 )
 
 
-@app.command(help="Diagnose crash logs: files, .gz files, '-' or a pipe. " + EXIT_CODES_HELP)
+@app.command(help="Diagnose crash logs: files, .gz files, folders (*.log, *.txt, *.gz), globs, GitHub Actions log "
+             "archives (.zip), '-' or a pipe. Several are diagnosed in parallel and summed up by root cause. "
+             + EXIT_CODES_HELP + " --fail-on narrows what fails.")
 def diagnose(
-    files: Optional[List[str]] = typer.Argument(None, help="Log files ('-' for standard input). With none, read the pipe."),
+    files: Optional[List[str]] = typer.Argument(None, help="Log files, folders, globs or .zip archives ('-' for standard input). With none, read the pipe."),
     fmt: str = FORMAT_OPT,
     engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say."),
     engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version, e.g. 0.16.0rc2."),
@@ -490,9 +492,9 @@ def suggest(
     _err(f"then: qwen3doctor rules lint {written.rule_path} && qwen3doctor rules test {written.rule_path}")
 
 
-@app.command(help="Live mode: `vllm serve ... 2>&1 | qwen3doctor watch`. Passes the output through unchanged, "
-             "prints a diagnosis to stderr as soon as a crash's lines are complete, and a summary at the end of the "
-             "input or on Ctrl-C. " + EXIT_CODES_HELP)
+@app.command(help="Live mode for a server's output piped in (vllm serve ... 2>&1 | qwen3doctor watch): passes it "
+             "through unchanged, prints a diagnosis to stderr as soon as a crash's lines are complete, and a summary at "
+             "the end of the input or on Ctrl-C. " + EXIT_CODES_HELP)
 def watch(
     fail_on: Optional[str] = typer.Option(None, "--fail-on", help="any (default), known, high or never: see diagnose --help."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Accept a finding or crash (reference, rule id or fingerprint); repeatable."),

@@ -128,6 +128,7 @@ class _Open:
     continuation: int = 0
     chained_from: list[Crash] = field(default_factory=list)
     last_line: int = 0
+    record: str | None = None  # the logging call its exception line came from
 
 
 class CrashParser:
@@ -145,14 +146,16 @@ class CrashParser:
         """A traceback is open in this process's stream (or, for an untagged line, the last tagged one's)."""
         return bool(self._open) and (process in self._open or (process is None and self._last_process in self._open))
 
-    def feed(self, line_no: int, process: str | None, text: str, tagged: bool) -> None:
+    def feed(self, line_no: int, process: str | None, text: str, tagged: bool, record: str | None = None) -> None:
         if tagged:
             self._last_process = process
         else:
             process = self._last_process
         tb = self._open.get(process)
-        if tb is not None and tb.done and line_no > tb.last_line + 1:
-            self._close(process)  # lines were skipped: whatever follows is not this message
+        if tb is not None and tb.done and (
+            line_no > tb.last_line + 1 or (record is not None and tb.record is not None and record != tb.record)
+        ):
+            self._close(process)  # lines were skipped, or another logging call began: not this message
             tb = None
         if tb is not None:
             tb.last_line = line_no
@@ -216,6 +219,7 @@ class CrashParser:
                         msg = msg[:-1]
                     tb.message = [msg]
                     tb.done = True
+                    tb.record = record
                     return
                 if tb.frames and _STANDALONE.search(stripped) and not _CARET.match(text):
                     self._close(process)  # the traceback ended without an exception line we recognise
@@ -225,9 +229,9 @@ class CrashParser:
             else:
                 return  # a code line or caret line under a frame
         if tb is None:
-            self._standalone(line_no, process, stripped)
+            self._standalone(line_no, process, stripped, record)
 
-    def _standalone(self, line_no: int, process: str | None, text: str) -> None:
+    def _standalone(self, line_no: int, process: str | None, text: str, record: str | None = None) -> None:
         if text.startswith("what():") and self._crashes:
             last = self._crashes[-1]
             if last.message.startswith("terminate called"):
@@ -239,13 +243,16 @@ class CrashParser:
         body = m.group("m")
         e = _EXC.match(body)
         if e and is_exception_type(e.group("type")) and (e.group("msg") is not None or body == e.group("type")):
-            exc_type, message = e.group("type"), (e.group("msg") or "").rstrip(")")
+            exc_type, message = e.group("type"), (e.group("msg") or "")
+            if body[len(exc_type):].startswith("(") and message.endswith(")"):
+                message = message[:-1]  # ValueError("...") form
         else:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and text[: m.start()].rstrip().endswith(":"):
             message = text  # keep "Exception: Capture cuda graph failed: ..." whole
         # read it as a traceback that lost its frames: the lines right after it may continue the message
-        self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no)
+        self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
+                                    record=record)
 
     # -- closing ---------------------------------------------------------------------------------
     def _close(self, process: str | None) -> None:

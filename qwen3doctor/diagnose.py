@@ -11,7 +11,7 @@ from .crash import CrashParser
 from .match import Haystack, PatternTimeout, evaluate
 from .model import Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
-from .prefixes import peel
+from .prefixes import peel_record
 from .reader import LineSource
 from .scanner import CRASH, ENV, RULE, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -50,11 +50,11 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
             parser.feed(line_no, None, "", False)
             continue
         nonblank += 1
-        process, text = peel(line)
+        process, text, record = peel_record(line)
         if text.startswith(REQUEST_ECHO):
             continue  # a prompt or an output echoed by request logging says nothing about the server
         if why & (CRASH | RULE) or parser.reading(process):
-            parser.feed(line_no, process, text, process is not None)
+            parser.feed(line_no, process, text, process is not None, record)
         if why & ENV:
             collector.feed(text, process)
         if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context

@@ -55,7 +55,7 @@ _PACKAGE_KEYS = {
 }
 
 _ENGINE_CONFIG = re.compile(
-    r"Initializing an? (?:V1 )?LLM engine \(v(?P<ver>[^)]+)\) with config: (?P<cfg>.*)|"
+    r"Initializing an? (?:V\d )?LLM engine \(v(?P<ver>[^)]+)\) with config: (?P<cfg>.*)|"
     r"Dumping input data for V1 LLM engine \(v(?P<ver2>[^)]+)\) with config: (?P<cfg2>.*)"
 )
 _VLLM_VERSION = re.compile(r"vLLM API server version (?P<v>\S+)|\bvllm[=\s:-]+(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)", re.I)

@@ -39,8 +39,21 @@ _QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\
 
 def peel(line: str) -> tuple[str | None, str]:
     """Return (process, text) with every known prefix removed. `process` is None when no tag names one."""
+    process, text, _ = peel_record(line)
+    return process, text
+
+
+_RAY_SUFFIX = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+
+
+def peel_record(line: str) -> tuple[str | None, str, str | None]:
+    """(process, text, record): `record` names the logging call a line came from (level and source location,
+    `ERROR core.py:1138`) when its prefix says so; lines of one multi-line message share it."""
     process = None
+    record = None
     rest = line
+    if rest.endswith("cluster]") and "[repeated" in rest:
+        rest = _RAY_SUFFIX.sub("", rest)
     for _ in range(6):
         if not rest or rest[0] == " " or not _QUICK.search(rest, 0, 48):
             break
@@ -53,11 +66,14 @@ def peel(line: str) -> tuple[str | None, str]:
             proc = m.groupdict().get("proc")
             if proc:
                 process = _normalise(proc)
+            if name == "vllm-level":
+                head = m.group(0)
+                record = head.split(None, 1)[0] + " " + head[head.rfind("[") + 1:].split("]")[0] if "[" in head else head.strip()
             rest = rest[m.end():]
             break
         else:
             break
-    return process, rest
+    return process, rest, record
 
 
 def _compose_ok(line: str, m: "re.Match[str]") -> bool:

@@ -147,3 +147,20 @@ def test_auto_is_github_inside_actions_and_appends_the_step_summary(mixed, tmp_p
     assert r.returncode == 1 and "::error title=qwen3doctor" in r.stdout
     text = summary.read_text()
     assert text.startswith("earlier step\n## qwen3doctor: 6 logs:") and "```mermaid" in text
+
+
+def test_github_stays_within_the_annotation_limits(tmp_path):
+    from ci_fixtures import UNKNOWN
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(14):  # fourteen different unexplained crashes
+        (logs / f"worker-{i:02d}.log").write_text(UNKNOWN.read_text().replace("_frobnicate_block_table", f"_step_{i}_" + "x" * 300))
+    r = run_cli("diagnose", "logs", "--format", "github", cwd=tmp_path)
+    assert r.returncode == 3
+    errors = [line for line in r.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 10  # GitHub shows ten per level: nine groups, and one naming the other five
+    assert "title=qwen3doctor%3A 5 more groups (see the step summary)" in errors[-1]
+    for line in errors:
+        title = line[len("::error title="): line.index("::", 2)]
+        assert len(title) <= 250

@@ -1,4 +1,5 @@
-"""One small module per output format, all behind `render(report) -> str` (or several reports)."""
+"""One small module per output format, all behind `render(report) -> str` (or several reports), and
+`render_summary(format, summary)` for a run over several inputs (summary.Summary)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ def render_summary(name: str, summary) -> str:
 
         reports = renderer(name)(summary.reports) if summary.reports else ""
         if not multi and not summary.notes and not summary.count("ignored"):
+            fp = summary.outcomes[0].fingerprint if summary.outcomes else None
+            if fp is not None and summary.outcomes[0].status == "unexplained":  # the handle to group or --ignore it
+                reports = reports.rstrip("\n") + f"\nfingerprint: {fp.id} (qwen3doctor suggest drafts a rule for it)\n"
             return reports
         tail = render_rich(summary) if name == "rich" else render_plain(summary)
         return (reports.rstrip("\n") + "\n\n" if reports else "") + tail
