@@ -93,9 +93,20 @@ def run_tests(catalog: Catalog, only: set[str] | None = None) -> list[TestResult
 
 def lint(catalog: Catalog) -> list[str]:
     """Checks beyond the schema (which loading already enforces): tests present, references unique."""
+    import yaml
+
     problems = []
     refs: dict[str, str] = {}
     for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        # the catalog parses with libyaml where present; a file must also parse without it (pure PyYAML)
+        try:
+            yaml.compose(Path(rule.path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            problems.append(f"{rule.path}:{mark.line + 1 if mark else 1}: YAML that only libyaml accepts "
+                            f"({exc.problem}): quote the value")
+        except (OSError, yaml.YAMLError):
+            pass
         if not rule.tests.get("match"):
             problems.append(f"{rule.path}: tests.match: the rule has no log it must match")
         if not rule.tests.get("no_match"):
