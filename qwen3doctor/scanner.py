@@ -79,8 +79,8 @@ class Prefilter:
         self.anchors = [(a.encode("utf-8"), caseless) for a, caseless in anchors]
         self.kinds = kinds
 
-    def find(self, block: bytes) -> list[tuple[int, int]]:
-        """(offset, kind) of anchor hits, unsorted; at most one per anchor per line."""
+    def find(self, data: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+        """(offset in data, kind) of anchor hits in data[lo:hi], unsorted, without copying the bytes."""
         raise NotImplementedError
 
 
@@ -89,21 +89,24 @@ class FindPrefilter(Prefilter):
 
     name = "bytes.find"
 
-    def find(self, block: bytes) -> list[tuple[int, int]]:
+    def find(self, data: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+        hi = len(data) if hi is None else hi
         lowered = None
         hits: list[tuple[int, int]] = []
         for (needle, caseless), kind in zip(self.anchors, self.kinds):
-            hay = block
+            hay, base, end = data, lo, hi
             if caseless:
-                lowered = lowered if lowered is not None else block.lower()
-                hay = lowered
-            pos = hay.find(needle)
+                if lowered is None:
+                    lowered = data[lo:hi].lower()
+                hay, base, end = lowered, 0, hi - lo
+            shift = lo - base
+            pos = hay.find(needle, base, end)
             while pos != -1:
-                hits.append((pos, kind))
-                nl = hay.find(b"\n", pos)  # the rest of this line cannot add anything for this anchor
+                hits.append((pos + shift, kind))
+                nl = hay.find(b"\n", pos, end)  # the rest of this line cannot add anything for this anchor
                 if nl == -1:
                     break
-                pos = hay.find(needle, nl)
+                pos = hay.find(needle, nl, end)
         return hits
 
 
@@ -118,14 +121,17 @@ class HyperscanPrefilter(Prefilter):
         self.db = _load_or_compile(self.anchors)
         self.scratch = hyperscan.Scratch(self.db)
 
-    def find(self, block: bytes) -> list[tuple[int, int]]:
+    def find(self, data: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+        hi = len(data) if hi is None else hi
         hits: list[tuple[int, int]] = []
         append, kinds = hits.append, self.kinds
+        shift = lo - 1
 
         def on_match(ident, start, end, flags, context):
-            append((end - 1, kinds[ident]))
+            append((end + shift, kinds[ident]))
 
-        self.db.scan(block, match_event_handler=on_match, scratch=self.scratch)
+        view = memoryview(data)[lo:hi] if (lo or hi != len(data)) else data
+        self.db.scan(view, match_event_handler=on_match, scratch=self.scratch)
         return hits
 
 
@@ -236,8 +242,10 @@ def _finish(source: LineSource, state: _State) -> None:
 
 
 def _scan(stream, prefilter: Prefilter, state: _State, limit: int | None = None) -> Iterator[tuple[int, str, int]]:
+    """Read blocks; the lines inside a block are handled by bounds on it, never copied; only the line cut by
+    a block's end is carried (a small copy) into the next."""
     source = state.source
-    buf = b""
+    carry = b""
     left = limit
     while True:
         want = CHUNK if left is None else min(CHUNK, left)
@@ -248,37 +256,44 @@ def _scan(stream, prefilter: Prefilter, state: _State, limit: int | None = None)
             data = b""
         if left is not None:
             left -= len(data)
-        if data:
-            source.bytes_read += len(data)
-            buf += data
-            end = buf.rfind(b"\n") + 1
-            if end == 0:
-                if len(buf) <= MAX_LINE:
-                    continue
-                # inside an overlong line: read its head, skip the rest as it streams
-                state.cut += 1
-                head = buf[:MAX_LINE] + b"\n"
-                for start, why in _line_starts(head, prefilter, state.line_no, state.after_until):
-                    yield from _emit(head, start, state.line_no, why)
-                buf = _skip_line(stream, source)
-                state.line_no += 1
-                continue
-        else:
-            if not buf:
-                break
-            buf += b"\n"
-            end = len(buf)
-        block, buf = buf[:end], buf[end:]
-        last, at = 0, state.line_no
-        for start, why in _line_starts(block, prefilter, state.line_no, state.after_until):
-            at += block.count(b"\n", last, start)
-            last = start
-            if why & CRASH:
-                state.after_until = max(state.after_until, at + AFTER_CRASH)
-            yield from _emit(block, start, at, why)
-        state.line_no = at + block.count(b"\n", last)
         if not data:
+            if carry:
+                yield from _block(carry + b"\n", 0, len(carry) + 1, prefilter, state)
             break
+        source.bytes_read += len(data)
+        first = data.find(b"\n")
+        if first == -1:  # no line ends in this read: the carried line grows
+            carry += data
+            if len(carry) > MAX_LINE:  # an overlong line: read its head, skip the rest as it streams
+                state.cut += 1
+                head = carry[:MAX_LINE] + b"\n"
+                yield from _block(head, 0, len(head), prefilter, state)
+                carry = _skip_line(stream, source)
+            continue
+        lo = 0
+        if carry:  # the line that straddles two reads
+            joined = carry + data[: first + 1]
+            if len(joined) > MAX_LINE + 1:
+                state.cut += 1
+                joined = joined[:MAX_LINE] + b"\n"
+            yield from _block(joined, 0, len(joined), prefilter, state)
+            lo = first + 1
+        last = data.rfind(b"\n") + 1
+        if last > lo:
+            yield from _block(data, lo, last, prefilter, state)
+        carry = data[last:]
+
+
+def _block(data: bytes, lo: int, hi: int, prefilter: Prefilter, state: _State) -> Iterator[tuple[int, str, int]]:
+    """The lines worth reading in data[lo:hi], a run of whole lines."""
+    at, last = state.line_no, lo
+    for start, why in _line_starts(data, lo, hi, prefilter, state.line_no, state.after_until):
+        at += data.count(b"\n", last, start)
+        last = start
+        if why & CRASH:
+            state.after_until = max(state.after_until, at + AFTER_CRASH)
+        yield from _emit(data, start, at, why)
+    state.line_no = at + data.count(b"\n", last, hi)
 
 
 def _split_point(source: LineSource) -> int | None:
@@ -388,25 +403,26 @@ def _skip_line(stream, source: LineSource) -> bytes:
             return more[nl + 1:]
 
 
-def _line_starts(block: bytes, prefilter: Prefilter, first_line: int, after_until: int) -> list[tuple[int, int]]:
-    """Sorted (line start offset, why) of the lines to keep in a block of whole lines."""
+def _line_starts(data: bytes, lo: int, hi: int, prefilter: Prefilter, first_line: int, after_until: int) -> list[tuple[int, int]]:
+    """Sorted (line start offset, why) of the lines to keep in data[lo:hi], a run of whole lines."""
     keep: dict[int, int] = {}
-    rfind = block.rfind
-    for pos, kind in prefilter.find(block):
-        start = rfind(b"\n", 0, pos) + 1
+    rfind = data.rfind
+    for pos, kind in prefilter.find(data, lo, hi):
+        start = max(lo, rfind(b"\n", lo, pos) + 1)
         keep[start] = keep.get(start, 0) | kind
     # the head of the log, and lines after a crash marker (also across blocks), are kept whole
     if first_line <= HEAD_LINES or first_line <= after_until:
-        start, line = 0, first_line
-        while start < len(block) and (line <= HEAD_LINES or line <= after_until):
+        start, line = lo, first_line
+        while start < hi and (line <= HEAD_LINES or line <= after_until):
             keep[start] = ALL
-            nl = block.find(b"\n", start)
-            start, line = nl + 1, line + 1
+            start, line = data.find(b"\n", start, hi) + 1, line + 1
+            if start == 0:
+                break
     for start in [s for s, why in keep.items() if why & CRASH and why != ALL]:
         nxt = start
         for _ in range(AFTER_CRASH):
-            nl = block.find(b"\n", nxt)
-            if nl == -1 or nl + 1 >= len(block):
+            nl = data.find(b"\n", nxt, hi)
+            if nl == -1 or nl + 1 >= hi:
                 break
             nxt = nl + 1
             keep[nxt] = ALL
