@@ -97,7 +97,7 @@ def open_source(name: str, *, force: bool = False) -> LineSource:
     try:
         if path.is_dir():
             raise InputError(f"{name}: is a directory, not a log file")
-        raw = open(path, "rb")  # noqa: SIM115 - closed by LineSource.close
+        raw = open(path, "rb", buffering=0)  # noqa: SIM115 - closed by LineSource.close
     except FileNotFoundError:
         raise InputError(f"{name}: no such file") from None
     except PermissionError:

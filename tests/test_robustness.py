@@ -194,18 +194,22 @@ def test_parallel_scan_of_a_large_file_selects_the_same_lines(catalog, tmp_path,
     pf = prefilter_for(catalog)
     monkeypatch.setattr(scanner, "PARALLEL_MIN", 1)
     size = p.stat().st_size
-    for split_at in (None, "mid"):
+    real_split = scanner._split_point
+    for split_at in (None, "middle", "after-marker"):
         if split_at is None:
             monkeypatch.setenv("QWEN3DOCTOR_JOBS", "1")
         else:
             monkeypatch.delenv("QWEN3DOCTOR_JOBS", raising=False)
+        if split_at == "after-marker":
             # put the split right after the crash marker line, so its context spills into the second half
-            text = p.read_bytes()
-            cut = text.index(b"follow-on one")
-            monkeypatch.setattr(scanner, "_split_point", lambda source: cut if source.stream.tell() == 0 else None)
+            cut = p.read_bytes().index(b"follow-on one")
+            monkeypatch.setattr(scanner, "_split_point", lambda source: cut if real_split(source) else None)
         src = open_source(str(p))
+        if split_at == "middle":
+            assert scanner._split_point(src) is not None  # a real file really is split
         got = list(scanner.selected_lines(src, pf))
         src.close()
+        assert src.warnings == []  # no fallback to one pass
         if split_at is None:
             expected, lines_read = got, src.lines_read
         else:
