@@ -54,6 +54,7 @@ class Haystack:
         parts.extend(scan.lines)
         self.text = "\n".join(parts)
         self.lower = self.text.lower()
+        self.lines_lower = [line.lower() for line in scan.lines]
 
     def may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
@@ -98,8 +99,10 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
     # log
-    for line in scan.lines if search else ():
-        for pat, src in clause.candidates(line, line.lower()):
+    only = clause.open_on(hay.text, hay.lower) if (search and hay is not None) else None
+    lowered = hay.lines_lower if hay is not None else [line.lower() for line in scan.lines]
+    for line, low in zip(scan.lines, lowered) if search and only != () else ():
+        for pat, src in clause.candidates(line, low, only):
             if _search(pat, line, rule_id, src):
                 return Evidence(label, HIT, f"log line “{_short(line)}”")
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")

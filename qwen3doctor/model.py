@@ -124,13 +124,22 @@ class Clause:
 
         return tuple(compile_pattern(self.kind, s) for s in self.sources)
 
-    def candidates(self, text: str, lower: str):
-        """(compiled pattern, source) for the patterns whose literals all occur in text: the rest cannot match."""
+    def candidates(self, text: str, lower: str, only: tuple[int, ...] | None = None):
+        """(compiled pattern, source) for the patterns whose literals all occur in text: the rest cannot match.
+        `only` limits the check to some pattern indexes (those already open on the whole log)."""
         from .anchors import compile_pattern, gate_open
 
-        for source, gate in zip(self.sources, self.gates or (None,) * len(self.sources)):
-            if gate_open(gate, text, lower):
-                yield compile_pattern(self.kind, source), source
+        gates = self.gates or (None,) * len(self.sources)
+        for i in range(len(self.sources)) if only is None else only:
+            if gate_open(gates[i], text, lower):
+                yield compile_pattern(self.kind, self.sources[i]), self.sources[i]
+
+    def open_on(self, text: str, lower: str) -> tuple[int, ...]:
+        """Indexes of the patterns whose literals all occur somewhere in text (the whole log's haystack)."""
+        from .anchors import gate_open
+
+        gates = self.gates or (None,) * len(self.sources)
+        return tuple(i for i in range(len(self.sources)) if gate_open(gates[i], text, lower))
 
 
 @dataclass(frozen=True)
