@@ -30,6 +30,7 @@ import yaml
 from . import environment as envmod
 from . import vocab
 from .catalog import Catalog
+from .render.plain import fix_lines
 from .match import when_states
 from .model import Environment, Fact, Fix, Rule, RuleMatch, Scan
 from .rank import fixes_for
@@ -502,11 +503,7 @@ def render_plain(report: CheckReport) -> str:
         for u in a.unknown:
             out.append(f"   [?] {u}")
         if a.level != NOTE:
-            for j, fix in enumerate(a.fixes[:3], 1):
-                cost = f"  (cost: {fix.cost})" if fix.cost else ""
-                out.append(f"   fix {j}: {fix.title}{cost}")
-                if fix.command:
-                    out.append(f"      $ {fix.command}")
+            out += fix_lines(a.fixes, limit=3)
         out.append("")
     if report.checked:
         out.append("Checked and fine:")

@@ -81,6 +81,11 @@ FORMAT_OPT = typer.Option(
     help="auto, plain, rich, json, github, markdown, junit. auto: github inside GitHub Actions, rich on a terminal, "
     "plain otherwise or with NO_COLOR (with --output: from the file's suffix, .md .xml .json).",
 )
+ENGINE_OPT = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say.")
+ENGINE_VERSION_OPT = typer.Option(None, "--engine-version", help="Engine version, e.g. 0.16.0rc2.")
+MODEL_OPT = typer.Option(None, "--model", help="Model id or path.")
+QUANT_OPT = typer.Option(None, "--quantization", help="fp8, fp8-block, gptq-int4, awq, ... or an engine method name.")
+GPU_OPT = typer.Option(None, "--gpu", help="GPU name, e.g. 'NVIDIA H200'.")
 RULES_OPT = typer.Option(None, "--rules", help="Extra rule folder or file (repeatable; also QWEN3DOCTOR_RULES). A rule with a bundled id replaces it.")
 DISABLE_OPT = typer.Option(None, "--disable", help="Rule id to switch off (repeatable).")
 SKIP_BAD_OPT = typer.Option(False, "--skip-bad-rules", help="Skip invalid rule files with a warning instead of refusing to run (exit 2).")
@@ -101,11 +106,11 @@ ENV_AUTO_OPT = typer.Option(
 def diagnose(
     files: Optional[List[str]] = typer.Argument(None, help="Log files, folders, globs or .zip archives ('-' for standard input). With none, read the pipe."),
     fmt: str = FORMAT_OPT,
-    engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say."),
-    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version, e.g. 0.16.0rc2."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model id or path."),
-    quantization: Optional[str] = typer.Option(None, "--quantization", help="fp8, fp8-block, gptq-int4, awq, ... or an engine method name."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU name, e.g. 'NVIDIA H200'."),
+    engine: Optional[str] = ENGINE_OPT,
+    engine_version: Optional[str] = ENGINE_VERSION_OPT,
+    model: Optional[str] = MODEL_OPT,
+    quantization: Optional[str] = QUANT_OPT,
+    gpu: Optional[str] = GPU_OPT,
     env: Optional[List[str]] = typer.Option(None, "--env", help="Any other fact as KEY=VALUE (repeatable), e.g. torch=2.9.1."),
     env_file: Optional[Path] = ENV_FILE_OPT,
     env_auto: bool = ENV_AUTO_OPT,
@@ -500,8 +505,8 @@ def watch(
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Accept a finding or crash (reference, rule id or fingerprint); repeatable."),
     settle: float = typer.Option(2.0, "--settle", help="Seconds of quiet after a crash line before its lines count as complete."),
     redact: bool = typer.Option(False, "--redact", help="Redact secrets, e-mail addresses, home paths and prompts from the diagnoses (the passed-through output is never changed)."),
-    engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model id or path."),
+    engine: Optional[str] = ENGINE_OPT,
+    model: Optional[str] = MODEL_OPT,
     rules: Optional[List[str]] = RULES_OPT,
     disable: Optional[List[str]] = DISABLE_OPT,
 ) -> None:
@@ -578,11 +583,11 @@ def report_cmd(
     log: str = typer.Argument(..., help="The crash log: a file, a .gz file, or '-' for standard input."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the Markdown to this file instead of standard output."),
     template: Optional[str] = typer.Option(None, "--template", help="vllm or sglang issue template (default: the log's engine)."),
-    engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say."),
-    engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version, e.g. 0.16.0rc2."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model id or path."),
-    quantization: Optional[str] = typer.Option(None, "--quantization", help="fp8, fp8-block, gptq-int4, awq, ... or an engine method name."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU name, e.g. 'NVIDIA H200'."),
+    engine: Optional[str] = ENGINE_OPT,
+    engine_version: Optional[str] = ENGINE_VERSION_OPT,
+    model: Optional[str] = MODEL_OPT,
+    quantization: Optional[str] = QUANT_OPT,
+    gpu: Optional[str] = GPU_OPT,
     env: Optional[List[str]] = typer.Option(None, "--env", help="Any other fact as KEY=VALUE (repeatable)."),
     env_file: Optional[Path] = ENV_FILE_OPT,
     env_auto: bool = ENV_AUTO_OPT,
@@ -648,7 +653,7 @@ def check_cmd(
     engine: Optional[str] = typer.Option(None, "--engine", help="vllm or sglang, for a command of bare flags."),
     engine_version: Optional[str] = typer.Option(None, "--engine-version", help="Engine version of the target machine, e.g. 0.17.1."),
     model: Optional[str] = typer.Option(None, "--model", help="Model id or path (when the command does not name it)."),
-    quantization: Optional[str] = typer.Option(None, "--quantization", help="fp8, fp8-block, gptq-int4, awq, ... or an engine method name."),
+    quantization: Optional[str] = QUANT_OPT,
     gpu: Optional[str] = typer.Option(None, "--gpu", help="GPU of the target machine, e.g. 'NVIDIA A100-SXM4-80GB'."),
     env: Optional[List[str]] = typer.Option(None, "--env", help="Any other fact as KEY=VALUE (repeatable), e.g. gpu_count=4."),
     env_file: Optional[Path] = ENV_FILE_OPT,

@@ -16,6 +16,17 @@ def crash_line(crash) -> str:
     return f"{crash.crash_class}: {what[:300]}"
 
 
+def fix_lines(fixes, limit: int | None = None) -> list[str]:
+    """Ranked fixes as plain lines: title with cost, then the command."""
+    out = []
+    for j, fix in enumerate(fixes[:limit] if limit else fixes, 1):
+        cost = f"  (cost: {fix.cost})" if fix.cost else ""
+        out.append(f"   fix {j}: {fix.title}{cost}")
+        if fix.command:
+            out.append(f"      $ {fix.command}")
+    return out
+
+
 def headline(report: Report) -> str:
     if report.verdict is Verdict.NOTHING:
         return "Nothing to diagnose: the input is empty."
@@ -61,11 +72,7 @@ def render(report: Report) -> str:
                 out.append(f"   [{MARK[ev.state]}] {ev.text}")
         for note in f.notes:
             out.append(f"   note: {note}")
-        for j, fix in enumerate(f.fixes, 1):
-            cost = f"  (cost: {fix.cost})" if fix.cost else ""
-            out.append(f"   fix {j}: {fix.title}{cost}")
-            if fix.command:
-                out.append(f"      $ {fix.command}")
+        out += fix_lines(f.fixes)
         out.append("")
     if report.next_steps:
         out.append("Next steps:")
