@@ -13,7 +13,7 @@ from .model import Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from .prefixes import peel_record
 from .reader import LineSource
-from .scanner import CRASH, ENV, RULE, Prefilter, make_prefilter, selected_lines
+from .scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
 
 MAX_KEPT_LINES = 4000  # lines kept for `log` clauses
@@ -71,6 +71,19 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, nonblank, tuple(warnings))
+
+
+def literal_index_for(catalog: Catalog) -> LiteralIndex:
+    cached = catalog.__dict__.get("_literal_index")
+    if cached is None:
+        literals = set()
+        for _rule, clause in catalog.clauses():
+            for gate in clause.gates or ():
+                for lits, nocase in gate or ():
+                    literals.update((lit, nocase) for lit in lits)
+            literals.update(clause.anchors or ())
+        cached = catalog.__dict__["_literal_index"] = LiteralIndex(literals)
+    return cached
 
 
 def prefilter_for(catalog: Catalog, backend: str | None = None) -> Prefilter:
@@ -131,7 +144,7 @@ def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> E
 def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     findings = []
     warnings = list(scan.warnings)
-    hay = Haystack(scan)
+    hay = Haystack(scan, literal_index_for(catalog))
     for rule in catalog.rules.values():
         try:
             rm = evaluate(rule, scan, hay)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import vocab
-from .anchors import compile_pattern
+from .anchors import compile_pattern, gate_open
 from .catalog import PATTERN_TIMEOUT
 from .model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
 from .versions import at_or_past, in_range, parse_version
@@ -43,7 +43,7 @@ def _where(crash: Crash) -> str:
 class Haystack:
     """All text a scan's clauses search, joined once, so a clause whose anchors are absent skips its regexes."""
 
-    def __init__(self, scan: Scan):
+    def __init__(self, scan: Scan, index=None):
         parts = []
         for crash in scan.crashes:
             parts.extend(crash.functions)
@@ -54,12 +54,44 @@ class Haystack:
         parts.extend(scan.lines)
         self.text = "\n".join(parts)
         self.lower = self.text.lower()
+        self.lines = scan.lines
         self.lines_lower = [line.lower() for line in scan.lines]
+        self._first: dict[str, int | None] = {}
+        # which rule literals occur anywhere: one multi-pattern pass, not a substring search per literal
+        self.present = index.present(self.text) if index is not None else None
+
+    def has(self, literal: str, caseless: bool) -> bool:
+        if self.present is not None:
+            return (literal, caseless) in self.present
+        return literal in (self.lower if caseless else self.text)
 
     def may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
             return True
-        return any((lit in self.lower) if nocase else (lit in self.text) for lit, nocase in clause.anchors)
+        return any(self.has(lit, nocase) for lit, nocase in clause.anchors)
+
+    def first_line(self, clause: Clause, i: int, rule_id: str) -> int | None:
+        """Index of the first kept line pattern i of a log clause matches; computed once per pattern source,
+        however many rules share it."""
+        source = clause.sources[i]
+        if source not in self._first:
+            gate = (clause.gates or (None,) * len(clause.sources))[i]
+            pattern = compile_pattern("log", source)
+            found = None
+            for n, (line, low) in enumerate(zip(self.lines, self.lines_lower)):
+                if gate_open(gate, line, low) and _search(pattern, line, rule_id, source):
+                    found = n
+                    break
+            self._first[source] = found
+        return self._first[source]
+
+    def open_patterns(self, clause: Clause) -> tuple[int, ...]:
+        """Indexes of the clause's patterns whose literals all occur somewhere in the log's evidence."""
+        gates = clause.gates or (None,) * len(clause.sources)
+        return tuple(
+            i for i, gate in enumerate(gates)
+            if gate is None or any(all(self.has(lit, nocase) for lit in lits) for lits, nocase in gate)
+        )
 
 
 def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None) -> Evidence:
@@ -98,13 +130,16 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if any(c.role != "consequence" for c in said):
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
-    # log
-    only = clause.open_on(hay.text, hay.lower) if (search and hay is not None) else None
-    lowered = hay.lines_lower if hay is not None else [line.lower() for line in scan.lines]
-    for line, low in zip(scan.lines, lowered) if search and only != () else ():
-        for pat, src in clause.candidates(line, low, only):
-            if _search(pat, line, rule_id, src):
-                return Evidence(label, HIT, f"log line “{_short(line)}”")
+    # log: the first line any of the clause's patterns matches
+    if search:
+        hay = hay if hay is not None else Haystack(scan)
+        first = None
+        for i in hay.open_patterns(clause):
+            at = hay.first_line(clause, i, rule_id)
+            if at is not None and (first is None or at < first):
+                first = at
+        if first is not None:
+            return Evidence(label, HIT, f"log line “{_short(scan.lines[first])}”")
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from .anchors import compile_pattern, gate_open
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -120,15 +122,11 @@ class Clause:
 
     @property
     def patterns(self) -> tuple[Any, ...]:
-        from .anchors import compile_pattern
-
         return tuple(compile_pattern(self.kind, s) for s in self.sources)
 
     def candidates(self, text: str, lower: str, only: tuple[int, ...] | None = None):
         """(compiled pattern, source) for the patterns whose literals all occur in text: the rest cannot match.
         `only` limits the check to some pattern indexes (those already open on the whole log)."""
-        from .anchors import compile_pattern, gate_open
-
         gates = self.gates or (None,) * len(self.sources)
         for i in range(len(self.sources)) if only is None else only:
             if gate_open(gates[i], text, lower):
@@ -136,8 +134,6 @@ class Clause:
 
     def open_on(self, text: str, lower: str) -> tuple[int, ...]:
         """Indexes of the patterns whose literals all occur somewhere in text (the whole log's haystack)."""
-        from .anchors import gate_open
-
         gates = self.gates or (None,) * len(self.sources)
         return tuple(i for i in range(len(self.sources)) if gate_open(gates[i], text, lower))
 

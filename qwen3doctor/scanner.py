@@ -166,6 +166,32 @@ def _load_or_compile(anchors: list[tuple[bytes, bool]]):
     return db
 
 
+class LiteralIndex:
+    """Answers "which of these literals occur in this text" in one pass (Hyperscan) or one `in` per literal."""
+
+    def __init__(self, literals: Iterable[tuple[str, bool]], *, backend: str | None = None):
+        self.literals = sorted(set(literals))
+        backend = backend or ("hyperscan" if hyperscan_available() else "python")
+        self.db = None
+        if backend == "hyperscan" and self.literals:
+            import hyperscan
+
+            self.db = _load_or_compile([(lit.encode("utf-8"), nocase) for lit, nocase in self.literals])
+            self.scratch = hyperscan.Scratch(self.db)
+
+    def present(self, text: str) -> set[tuple[str, bool]]:
+        if self.db is None:
+            lower = text.lower()
+            return {(lit, nocase) for lit, nocase in self.literals if lit in (lower if nocase else text)}
+        found: set[int] = set()
+
+        def on_match(ident, start, end, flags, context):
+            found.add(ident)
+
+        self.db.scan(text.encode("utf-8", errors="replace"), match_event_handler=on_match, scratch=self.scratch)
+        return {self.literals[i] for i in found}
+
+
 def hyperscan_available() -> bool:
     if os.environ.get("QWEN3DOCTOR_PREFILTER") == "python":
         return False
