@@ -139,7 +139,6 @@ class CrashParser:
         self._seen: dict[tuple, int] = {}
         self._last_process: str | None = None
         self.dropped = 0
-        self.what_pending: dict[str | None, int] = {}
 
     # -- feeding ---------------------------------------------------------------------------------
     def reading(self, process: str | None) -> bool:

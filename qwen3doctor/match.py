@@ -161,72 +161,62 @@ def _names(sources: tuple[str, ...]) -> str:
     return shown + (f" (+{len(sources) - 4} more)" if len(sources) > 4 else "")
 
 
+def _condition(clause: str, value: Any, holds, hit: str, miss: str, unknown: str) -> Evidence:
+    """One `when` condition: unknown when the log lacks the fact, else hit or miss as `holds(value)` says."""
+    if value is None:
+        return Evidence(clause, UNKNOWN, unknown)
+    return Evidence(clause, HIT, hit) if holds(value) else Evidence(clause, MISS, miss)
+
+
 def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
     env = scan.environment
-    out: list[Evidence] = []
+    w = rule.when
     engine = env.get("engine")
-    if engine is None:
-        out.append(Evidence("when.engine", UNKNOWN, f"the log does not say which engine ran (rule is for {'/'.join(rule.engines)})"))
-    elif engine in rule.engines:
-        out.append(Evidence("when.engine", HIT, f"engine {engine}"))
-    else:
-        out.append(Evidence("when.engine", MISS, f"the log is from {engine}; this rule is about {'/'.join(rule.engines)}"))
+    engines = "/".join(rule.engines)
+    out: list[Evidence] = [_condition(
+        "when.engine", engine, lambda e: e in rule.engines, f"engine {engine}",
+        f"the log is from {engine}; this rule is about {engines}",
+        f"the log does not say which engine ran (rule is for {engines})")]
     if rule.families:
         fam = env.get("family")
         names = ", ".join(rule.families)
-        if fam is None:
-            out.append(Evidence("when.family", UNKNOWN, f"the model family is not in the log (rule: {names})"))
-        elif any(vocab.family_covers(f, fam) for f in rule.families):
-            out.append(Evidence("when.family", HIT, f"model family {fam} ({env.get('model') or env.facts['family'].source})"))
-        else:
-            what = "not a Qwen3 model" if fam == vocab.OTHER else fam
-            out.append(Evidence("when.family", MISS, f"the model is {what} ({env.get('model') or '?'}); rule: {names}"))
-    w = rule.when
+        what = "not a Qwen3 model" if fam == vocab.OTHER else fam
+        hit_source = env.get("model") or (env.facts["family"].source if fam else "")
+        out.append(_condition(
+            "when.family", fam, lambda f: any(vocab.family_covers(r, f) for r in rule.families),
+            f"model family {fam} ({hit_source})", f"the model is {what} ({env.get('model') or '?'}); rule: {names}",
+            f"the model family is not in the log (rule: {names})"))
     version = env.get("engine_version")
     parsed = parse_version(str(version)) if version else None
     if "engine_version" in w:
         spec = rule.raw_when.get("engine_version")
-        if parsed is None:
-            out.append(Evidence("when.engine_version", UNKNOWN, f"no {engine or 'engine'} version in the log (rule: {spec})"))
-        elif in_range(parsed, w["engine_version"]):
-            out.append(Evidence("when.engine_version", HIT, f"{engine} {version} is within {spec}"))
-        else:
-            out.append(Evidence("when.engine_version", MISS, f"{engine} {version} is outside {spec}"))
+        out.append(_condition(
+            "when.engine_version", parsed, lambda v: in_range(v, w["engine_version"]),
+            f"{engine} {version} is within {spec}", f"{engine} {version} is outside {spec}",
+            f"no {engine or 'engine'} version in the log (rule: {spec})"))
     if "quantization" in w:
         quant = env.get("quantization")
         names = ", ".join(w["quantization"])
-        if quant is None:
-            out.append(Evidence("when.quantization", UNKNOWN, f"quantization not in the log (rule: {names})"))
-        elif any(vocab.quant_covers(q, quant) for q in w["quantization"]):
-            out.append(Evidence("when.quantization", HIT, f"quantization {quant}"))
-        else:
-            out.append(Evidence("when.quantization", MISS, f"quantization is {quant}, rule: {names}"))
+        out.append(_condition(
+            "when.quantization", quant, lambda q: any(vocab.quant_covers(r, q) for r in w["quantization"]),
+            f"quantization {quant}", f"quantization is {quant}, rule: {names}",
+            f"quantization not in the log (rule: {names})"))
     if "gpu" in w:
         gpu = env.get("gpu")
-        if gpu is None:
-            out.append(Evidence("when.gpu", UNKNOWN, "GPU not in the log"))
-        elif _search(compile_pattern("plain", w["gpu"]), str(gpu), rule.id, "when.gpu"):
-            out.append(Evidence("when.gpu", HIT, f"GPU {gpu}"))
-        else:
-            out.append(Evidence("when.gpu", MISS, f"GPU is {gpu}"))
+        out.append(_condition(
+            "when.gpu", gpu, lambda g: _search(compile_pattern("plain", w["gpu"]), str(g), rule.id, "when.gpu"),
+            f"GPU {gpu}", f"GPU is {gpu}", "GPU not in the log"))
     if "compute_capability" in w:
         cc = env.get("compute_capability")
         spec = rule.raw_when.get("compute_capability")
-        pv = parse_version(f"{cc}.0") if cc else None
-        if pv is None:
-            out.append(Evidence("when.compute_capability", UNKNOWN, f"compute capability unknown (rule: {spec})"))
-        elif in_range(pv, w["compute_capability"]):
-            out.append(Evidence("when.compute_capability", HIT, f"compute capability {cc}"))
-        else:
-            out.append(Evidence("when.compute_capability", MISS, f"compute capability {cc} is outside {spec}"))
+        out.append(_condition(
+            "when.compute_capability", parse_version(f"{cc}.0") if cc else None,
+            lambda v: in_range(v, w["compute_capability"]), f"compute capability {cc}",
+            f"compute capability {cc} is outside {spec}", f"compute capability unknown (rule: {spec})"))
     if "platform" in w:
         plat = env.get("platform")
-        if plat is None:
-            out.append(Evidence("when.platform", UNKNOWN, "platform not in the log"))
-        elif plat in w["platform"]:
-            out.append(Evidence("when.platform", HIT, f"platform {plat}"))
-        else:
-            out.append(Evidence("when.platform", MISS, f"platform is {plat}"))
+        out.append(_condition("when.platform", plat, lambda p: p in w["platform"], f"platform {plat}",
+                              f"platform is {plat}", "platform not in the log"))
     if "flags" in w:
         seen = [f for f in w["flags"] if f in env.flags]
         if seen:
@@ -245,12 +235,10 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
             out.append(Evidence("when.not_flags", UNKNOWN, f"no serve command or config to check {', '.join(w['not_flags'])}"))
     for key, pat in w.get("env", {}).items():
         value = env.get(key)
-        if value is None:
-            out.append(Evidence(f"when.env.{key}", UNKNOWN, f"{key} not in the log"))
-        elif _search(compile_pattern("plain", pat), str(value), rule.id, f"when.env.{key}"):
-            out.append(Evidence(f"when.env.{key}", HIT, f"{key} {value}"))
-        else:
-            out.append(Evidence(f"when.env.{key}", MISS, f"{key} is {value}"))
+        out.append(_condition(
+            f"when.env.{key}", value,
+            lambda v, pat=pat, key=key: _search(compile_pattern("plain", pat), str(v), rule.id, f"when.env.{key}"),
+            f"{key} {value}", f"{key} is {value}", f"{key} not in the log"))
     fixed = (rule.fixed_in or {}).get("version")
     if fixed and parsed is not None:
         if at_or_past(parsed, fixed):

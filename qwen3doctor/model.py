@@ -120,10 +120,6 @@ class Clause:
     gates: tuple[Any, ...] = ()  # per source: the literals that must all occur (anchors.gate_of), or None
     generic_sources: tuple[str, ...] = ()  # the sources that match a generic message / common exception type
 
-    @property
-    def patterns(self) -> tuple[Any, ...]:
-        return tuple(compile_pattern(self.kind, s) for s in self.sources)
-
     def candidates(self, text: str, lower: str, only: tuple[int, ...] | None = None):
         """(compiled pattern, source) for the patterns whose literals all occur in text: the rest cannot match.
         `only` limits the check to some pattern indexes (those already open on the whole log)."""
@@ -131,11 +127,6 @@ class Clause:
         for i in range(len(self.sources)) if only is None else only:
             if gate_open(gates[i], text, lower):
                 yield compile_pattern(self.kind, self.sources[i]), self.sources[i]
-
-    def open_on(self, text: str, lower: str) -> tuple[int, ...]:
-        """Indexes of the patterns whose literals all occur somewhere in text (the whole log's haystack)."""
-        gates = self.gates or (None,) * len(self.sources)
-        return tuple(i for i in range(len(self.sources)) if gate_open(gates[i], text, lower))
 
 
 @dataclass(frozen=True)
