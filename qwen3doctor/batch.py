@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from .catalog import Catalog
@@ -24,12 +23,13 @@ from .errors import InputError
 from .fingerprint import of_report
 from .inputs import Input
 from .model import Report
-from .redact import Redactor, redact_object, scan_secrets
 from .summary import IgnoreMatcher, Outcome, Summary, failed_input, outcome_of, summarize
 
 
 @dataclass
 class Options:
+    """How a batch is run and decided: the overrides, the pool size and the exit policy."""
+
     overrides: Overrides = field(default_factory=Overrides)
     jobs: int | None = None  # None: the CPU count
     force: bool = False  # read files that look binary
@@ -53,7 +53,11 @@ def run(inputs: list[Input], catalog: Catalog, options: Options, *, warnings: li
     """Diagnose every input and decide. `on_result` sees each outcome as it arrives (in input order)."""
     results = diagnose_all(inputs, catalog, options)
     outcomes, secrets = [], set()
-    redactor = Redactor(hosts=options.redact_hosts) if options.redact else None
+    redactor = None
+    if options.redact:
+        from .redact import Redactor, redact_object
+
+        redactor = Redactor(hosts=options.redact_hosts)
     for item, (report, error, found) in zip(inputs, results):
         secrets |= found
         if report is None:
@@ -91,6 +95,8 @@ def diagnose_all(inputs: list[Input], catalog: Catalog, options: Options) -> lis
             return out
         finally:
             progress and progress.stop()
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     results: list[Result | None] = [None] * len(inputs)
     with ProcessPoolExecutor(max_workers=min(jobs, len(inputs)), initializer=_init,
                              initargs=(catalog, options.overrides, options.force, want_secrets,
@@ -138,6 +144,8 @@ def _one(item: Input) -> Result:
     report = diagnose_scan(scan, catalog, item.name)
     found: frozenset = frozenset()
     if _STATE["secrets"] and item.path != "-":
+        from .redact import scan_secrets
+
         try:
             src = item.open(force=True)
             try:

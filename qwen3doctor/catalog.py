@@ -90,6 +90,8 @@ def bundled_rules_dir() -> Path:
 
 @dataclass
 class Catalog:
+    """The loaded rules, with their aliases and references indexed, and what loading skipped."""
+
     rules: dict[str, Rule] = field(default_factory=dict)
     by_alias: dict[str, str] = field(default_factory=dict)
     by_reference: dict[str, list[str]] = field(default_factory=dict)

@@ -47,6 +47,8 @@ SHAPES_FILE = Path(__file__).parent / "data" / "model_shapes.yaml"
 
 @dataclass(frozen=True)
 class Alert:
+    """One known-bad combination (or a likely one) that a serve command or environment shows."""
+
     level: str  # warning | possible | note
     key: str  # the rule id, or `shape:<check>` / `gpu:<check>`
     title: str
@@ -60,6 +62,8 @@ class Alert:
 
 @dataclass(frozen=True)
 class CheckReport:
+    """Everything `check` concluded about one serve command and environment."""
+
     command: str
     environment: Environment
     alerts: tuple[Alert, ...]

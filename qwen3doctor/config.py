@@ -28,11 +28,6 @@ from pathlib import Path
 
 from .errors import InputError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 IGNORE_ENV = "QWEN3DOCTOR_IGNORE"
 FAIL_ON = ("any", "known", "high", "never")
 KEYS = ("fail-on", "ignore", "redact-hosts", "jobs", "rules", "disable")
@@ -40,6 +35,8 @@ KEYS = ("fail-on", "ignore", "redact-hosts", "jobs", "rules", "disable")
 
 @dataclass(frozen=True)
 class Ignore:
+    """One accepted finding or crash, and where the acceptance came from."""
+
     ref: str  # as written: vllm#34948, a rule id / alias, or fp1-...
     reason: str = ""
     origin: str = ""  # "--ignore", "QWEN3DOCTOR_IGNORE", or the file
@@ -47,6 +44,8 @@ class Ignore:
 
 @dataclass
 class Config:
+    """The settings of one source (a file, the environment, the command line) before they are merged."""
+
     fail_on: str | None = None
     ignore: list[Ignore] = field(default_factory=list)
     redact_hosts: bool | None = None
@@ -96,6 +95,11 @@ def split_refs(text: str) -> list[str]:
 
 
 def _read(path: Path) -> Config:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
     where = str(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

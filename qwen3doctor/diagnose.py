@@ -146,6 +146,8 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     warnings = list(scan.warnings)
     hay = Haystack(scan, literal_index_for(catalog))
     for rule in catalog.rules.values():
+        if hay.rules_out(rule):
+            continue
         try:
             rm = evaluate(rule, scan, hay)
         except PatternTimeout as exc:

@@ -111,6 +111,8 @@ class EnvFile:
 
 @dataclass
 class _Parse:
+    """What one environment file yielded, gathered before it becomes facts."""
+
     path: str
     facts: dict[str, tuple[object, str]] = field(default_factory=dict)  # key -> (value, kind)
     kinds: list[str] = field(default_factory=list)

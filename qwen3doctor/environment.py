@@ -148,6 +148,8 @@ def _unquote(value: str) -> str:
 
 @dataclass
 class _Candidate:
+    """One value seen for a fact, with where it came from and how much that source is trusted."""
+
     value: object
     source: str
     priority: int

@@ -34,6 +34,8 @@ def canonical_ref(ref: str) -> str:
 
 @dataclass
 class CaseResult:
+    """How the diagnosis of one labelled case compares with its label."""
+
     case: str
     key: str
     positive: bool
@@ -48,6 +50,8 @@ class CaseResult:
 
 @dataclass
 class EvalResult:
+    """The results of every case of an evaluation, with the accuracy figures."""
+
     results: list[CaseResult] = field(default_factory=list)
 
     @property

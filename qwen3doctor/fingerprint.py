@@ -39,6 +39,8 @@ _INSTALL_DIRS = ("site-packages", "dist-packages")
 
 @dataclass(frozen=True)
 class Fingerprint:
+    """A stable identity for a crash: exception, engine frames and message template."""
+
     version: int
     id: str
     exception_type: str

@@ -60,6 +60,8 @@ class Input:
 
 @dataclass
 class Expansion:
+    """The inputs a command line names, after folders, globs and archives are expanded."""
+
     inputs: list[Input] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

@@ -46,6 +46,8 @@ Runner = Callable[[list[str]], "tuple[int, str, str] | None"]
 
 @dataclass(frozen=True)
 class Gpu:
+    """One GPU of this machine."""
+
     index: int
     name: str
     memory_mib: int | None = None
@@ -54,6 +56,8 @@ class Gpu:
 
 @dataclass(frozen=True)
 class LocalEnv:
+    """What this machine says about itself: facts, installed packages, GPUs, variables."""
+
     facts: dict[str, Fact]
     packages: dict[str, str | None]  # the fact's distribution -> version, None when not installed
     gpus: tuple[Gpu, ...] = ()

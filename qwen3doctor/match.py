@@ -59,6 +59,15 @@ class Haystack:
         self._first: dict[str, int | None] = {}
         # which rule literals occur anywhere: one multi-pattern pass, not a substring search per literal
         self.present = index.present(self.text) if index is not None else None
+        # what a clause of each kind says when none of its anchors occurs (as clause_state decides it)
+        self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
+
+    def rules_out(self, rule: Rule) -> bool:
+        """True when every `match` alternative has a clause that misses without running a regex: the rule is
+        rejected, and evaluating it clause by clause would only say so more slowly."""
+        return bool(rule.match) and all(
+            any(self.absent[cl.kind] == MISS and not self.may_hit(cl) for cl in alt) for alt in rule.match
+        )
 
     def has(self, literal: str, caseless: bool) -> bool:
         if self.present is not None:
@@ -92,6 +101,18 @@ class Haystack:
             i for i, gate in enumerate(gates)
             if gate is None or any(all(self.has(lit, nocase) for lit in lits) for lits, nocase in gate)
         )
+
+
+def _absent_state(kind: str, scan: Scan) -> str:
+    """The state clause_state gives a clause of this kind that has nothing to search."""
+    crashes = [c for c in scan.crashes if c.role != "wrapper"]
+    if kind == "frames":
+        return MISS if any(c.complete and c.frames and c.role != "consequence" for c in crashes) else UNKNOWN
+    if kind == "exception":
+        return MISS if any(c.exception_type for c in crashes) else UNKNOWN
+    if kind == "message":
+        return MISS if any(c.role != "consequence" for c in crashes if c.message or c.exception_type) else UNKNOWN
+    return MISS
 
 
 def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None) -> Evidence:

@@ -11,6 +11,8 @@ from .anchors import compile_pattern, gate_open
 
 @dataclass(frozen=True)
 class Frame:
+    """One stack frame of a traceback."""
+
     file: str
     line: int | None
     function: str
@@ -37,12 +39,16 @@ class Crash:
 
 @dataclass(frozen=True)
 class Fact:
+    """One known fact about the crashed environment, and its source."""
+
     value: Any
     source: str  # "log", "log: collect_env", "option", "env-file", ...
 
 
 @dataclass(frozen=True)
 class Environment:
+    """The facts and flags known about the crashed server."""
+
     facts: dict[str, Fact] = field(default_factory=dict)
     flags: frozenset[str] = frozenset()  # canonical long flags seen, e.g. "--enforce-eager"
     flags_known: bool = False  # a serve command or engine config was seen
@@ -55,6 +61,8 @@ class Environment:
 
 @dataclass(frozen=True)
 class Evidence:
+    """One clause of a rule, and whether the log hit it, missed it, or cannot say."""
+
     clause: str  # "match.frames", "when.engine_version", ...
     state: str  # hit | miss | unknown
     text: str
@@ -62,6 +70,8 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Fix:
+    """One fix of a rule: what it does, the command, and what it costs."""
+
     title: str
     command: str
     cost: str
@@ -69,6 +79,8 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """One ranked root cause, with its evidence and the fixes filled in for this log."""
+
     rule_id: str
     title: str
     status: str
@@ -95,6 +107,8 @@ class Verdict(str, Enum):
 
 @dataclass(frozen=True)
 class Report:
+    """The diagnosis of one log: verdict, environment, crashes, findings and next steps."""
+
     source: str
     verdict: Verdict
     environment: Environment
@@ -131,6 +145,8 @@ class Clause:
 
 @dataclass(frozen=True)
 class Rule:
+    """One compiled rule signature."""
+
     id: str
     path: str
     engines: tuple[str, ...]

@@ -73,6 +73,8 @@ class Cut:
 
 @dataclass
 class Block:
+    """A run of log lines kept for a shared report, with what was cut from it."""
+
     process: str | None
     first_line: int
     lines: list[str] = field(default_factory=list)

@@ -14,6 +14,8 @@ from .errors import InputError
 
 @dataclass(frozen=True)
 class RuleTest:
+    """One of a rule's own tests: a log it must match, or one it must not."""
+
     rule_id: str
     kind: str  # match | no_match
     index: int
@@ -28,6 +30,8 @@ class RuleTest:
 
 @dataclass(frozen=True)
 class TestResult:
+    """How one rule test went."""
+
     test: RuleTest
     ok: bool
     detail: str

@@ -28,6 +28,8 @@ HUMAN_FIELDS = ("title", "references", "cause", "fixes[0].title", "tests.no_matc
 
 @dataclass(frozen=True)
 class Draft:
+    """A rule drafted from a crash's fingerprint, as YAML."""
+
     rule_id: str
     engine: str  # vllm | sglang | common
     text: str  # the YAML
@@ -162,6 +164,8 @@ def log_name(rule_id: str, item: Input) -> str:
 
 @dataclass(frozen=True)
 class Written:
+    """Where a draft rule and its log were written, and what is left for a person to fill in."""
+
     draft: Draft
     rule_path: Path | None  # None with print_only
     log_path: Path | None

@@ -105,6 +105,8 @@ def failed_input(item: Input, error: str) -> Outcome:
 
 @dataclass
 class Group:
+    """The inputs that share one root cause, fingerprint or status."""
+
     kind: str  # a status
     key: str  # rule id, fingerprint id, or the status
     title: str
@@ -200,6 +202,8 @@ def unexplained_title(fp: Fingerprint, crash) -> str:
 
 @dataclass
 class Summary:
+    """The outcome of a batch: every input, the groups, and the exit code the policy chose."""
+
     outcomes: list[Outcome]
     groups: list[Group]
     fail_on: str
