@@ -8,9 +8,11 @@ before `load_catalog` raises RuleError.
 from __future__ import annotations
 
 import difflib
+import gc
 import hashlib
 import os
 import pickle
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,13 +101,16 @@ class Catalog:
 
     def clauses(self, kinds: tuple[str, ...] = ("frames", "exception", "message", "log")):
         for rule in self.rules.values():
-            for alternative in rule.match:
-                for clause in alternative:
-                    if clause.kind in kinds:
-                        yield rule, clause
-            for clause in rule.supports:
+            for clause in rule.clauses():
                 if clause.kind in kinds:
                     yield rule, clause
+
+    def literals(self) -> set[tuple[str, bool]]:
+        """Every literal the rules' clauses name (computed per rule when it is compiled)."""
+        return set().union(*(rule.literals for rule in self.rules.values()))
+
+    def log_anchors(self) -> set[tuple[str, bool]]:
+        return set().union(*(rule.log_anchors for rule in self.rules.values()))
 
     def lookup(self, key: str) -> Rule | None:
         if key in self.rules:
@@ -379,13 +384,28 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
     notes = doc["notes"].value if "notes" in doc and isinstance(doc["notes"].value, str) else ""
     if c.problems:
         return None, c.problems
+    every = [cl for alternative in match for cl in alternative] + list(supports)
     rule = Rule(
         id=rule_id, path=display, engines=ENGINE_DIRS.get(engine_dir, ("vllm", "sglang")), title=title,
         status=status, references=tuple(references), aliases=tuple(aliases), families=tuple(families),
         match=tuple(match), supports=supports, when=when, cause=" ".join(cause.split()), symptoms=symptoms,
         fixes=fixes, fixed_in=fixed_in, tests=tests, notes=notes, raw_when=raw_when,
+        literals=frozenset(_literals(every)),
+        log_anchors=frozenset(a for cl in every if cl.kind == "log" for a in cl.anchors or ()),
     )
     return rule, []
+
+
+def _literals(clauses) -> set[tuple[str, bool]]:
+    """(literal, caseless) for every literal the clauses' gates and anchors name: what the literal index
+    looks for in the evidence."""
+    out: set[tuple[str, bool]] = set()
+    for clause in clauses:
+        for gate in clause.gates or ():
+            for lits, nocase in gate or ():
+                out.update((lit, nocase) for lit in lits)
+        out.update(clause.anchors or ())
+    return out
 
 
 def _when(c: _Checker, node: _Node | None) -> tuple[dict, dict]:
@@ -525,18 +545,34 @@ def _tests(c: _Checker, node: _Node | None, base: Path) -> dict[str, tuple[Any, 
 
 def rule_files(root: Path) -> list[tuple[Path, str]]:
     """(file, engine folder) for every rule under root; root may also be a single file."""
+    return [(Path(name), engine_dir) for name, engine_dir in _rule_file_names(root)]
+
+
+def _rule_file_names(root: Path) -> list[tuple[str, str]]:
+    """rule_files as plain strings (a cache check walks a thousand rules on every start): *.yaml, then
+    *.yml, each in path order, skipping README.yaml and anything under a dot-folder."""
     if root.is_file():
-        return [(root, _engine_dir_of(root))]
+        return [(str(root), _engine_dir_of(root.parent.parts))]
+    top = str(root)
+    found: dict[str, list[tuple[list[str], str]]] = {".yaml": [], ".yml": []}
+    for folder, subdirs, names in os.walk(top):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        rel = os.path.relpath(folder, top)
+        parts = [] if rel == "." else rel.split(os.sep)
+        for name in names:
+            ext = os.path.splitext(name)[1]
+            if ext in found and name.lower() != "readme.yaml" and not name.startswith("."):
+                found[ext].append((parts + [name], os.path.join(folder, name)))
+    top_parts = root.parts
     out = []
-    for path in sorted(root.rglob("*.yaml")) + sorted(root.rglob("*.yml")):
-        if path.name.lower() == "readme.yaml" or any(part.startswith(".") for part in path.relative_to(root).parts):
-            continue
-        out.append((path, _engine_dir_of(path)))
+    for ext in (".yaml", ".yml"):
+        for parts, name in sorted(found[ext]):  # by path parts, as Path sorts
+            out.append((name, _engine_dir_of(top_parts + tuple(parts[:-1]))))
     return out
 
 
-def _engine_dir_of(path: Path) -> str:
-    for part in reversed(path.parent.parts):
+def _engine_dir_of(parts: tuple[str, ...]) -> str:
+    for part in reversed(parts):
         if part in ENGINE_DIRS:
             return part
     return "common"
@@ -594,24 +630,62 @@ def prune(folder: Path, pattern: str, keep: int = CACHE_KEEP) -> None:
 
 
 def _cache_key(dirs: list[Path]) -> str:
-    """Keyed by the rules' content (and where they are shown from), so an edit is never served stale."""
+    """Keyed by the rules' content (and where they are shown from), so an edit is never served stale.
+
+    Reading and hashing a thousand rule files on every start is the slow part, so the content key is also
+    remembered under the files' stat signature (size, mtime, ctime, inode): any write changes the ctime,
+    and then the files are read and hashed again. As with git's index, files written in the last seconds
+    are not trusted to their timestamps, so no memo is kept while they are that fresh."""
     from . import __version__
 
-    h = hashlib.sha256(f"{__version__}\0{Path.cwd()}\0".encode())
+    head = [f"{__version__}\0{Path.cwd()}\0"]
     for module in sorted(Path(__file__).resolve().parent.glob("*.py")):  # the code that compiles rules
         st = module.stat()
-        h.update(f"{module.name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        head.append(f"{module.name}\0{st.st_size}\0{st.st_mtime_ns}\0")
+    files: list[tuple[str, str]] = []
     for d in dirs:
-        h.update(f"dir\0{d.resolve() if d.exists() else d}\0".encode())
-        if not d.exists():
+        head.append(f"dir\0{d.resolve() if d.exists() else d}\0")
+        if d.exists():
+            files.extend(_rule_file_names(d))
+    signature = hashlib.sha256("".join(head).encode())
+    newest = 0
+    for name, engine_dir in files:
+        try:
+            st = os.stat(name)
+        except OSError:
+            signature.update(f"{name}\0unreadable\0".encode())
             continue
-        for path, engine_dir in rule_files(d):
-            h.update(f"{path}\0{engine_dir}\0".encode())
-            try:
-                h.update(path.read_bytes())
-            except OSError:
-                h.update(b"\0unreadable")
-    return h.hexdigest()[:32]
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+        signature.update(f"{name}\0{engine_dir}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0".encode())
+    memo = cache_dir() / f"key-{signature.hexdigest()[:32]}"
+    try:
+        key = memo.read_text(encoding="ascii")
+        if len(key) == 32 and all(ch in "0123456789abcdef" for ch in key):
+            return key
+    except (OSError, UnicodeDecodeError):
+        pass
+    h = hashlib.sha256("".join(head).encode())
+    for name, engine_dir in files:
+        h.update(f"{name}\0{engine_dir}\0".encode())
+        try:
+            with open(name, "rb") as fh:
+                h.update(fh.read())
+        except OSError:
+            h.update(b"\0unreadable")
+    key = h.hexdigest()[:32]
+    if time.time_ns() - newest > RACY_NS:
+        try:
+            memo.parent.mkdir(parents=True, exist_ok=True)
+            tmp = memo.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(key, encoding="ascii")
+            os.replace(tmp, memo)
+            prune(memo.parent, "key-*", keep=4 * CACHE_KEEP)
+        except OSError:
+            pass
+    return key
+
+
+RACY_NS = 3_000_000_000  # a rule written this recently (3 s) may change again within its timestamp's grain
 
 
 def _cached_compile(dirs: list[Path], use_cache: bool):
@@ -621,7 +695,7 @@ def _cached_compile(dirs: list[Path], use_cache: bool):
     target = cache_dir() / f"catalog-{key}.pickle"
     try:
         with open(target, "rb") as fh:
-            return pickle.load(fh)
+            return _unpickle(fh.read())
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
         pass
     result = _compile_all(dirs)
@@ -635,6 +709,21 @@ def _cached_compile(dirs: list[Path], use_cache: bool):
     except OSError:
         pass  # a read-only home is no reason to fail
     return result
+
+
+def _unpickle(data: bytes):
+    """Unpickle without the cyclic collector, which would walk the half-built rule objects again and again
+    (a third of the time with a thousand rules), then freeze them: they live as long as the process and
+    form no cycles, so later collections need not walk them either."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = pickle.loads(data)
+        gc.freeze()
+        return result
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: bool = True, cache: bool = True) -> Catalog:

@@ -76,13 +76,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
 def literal_index_for(catalog: Catalog) -> LiteralIndex:
     cached = catalog.__dict__.get("_literal_index")
     if cached is None:
-        literals = set()
-        for _rule, clause in catalog.clauses():
-            for gate in clause.gates or ():
-                for lits, nocase in gate or ():
-                    literals.update((lit, nocase) for lit in lits)
-            literals.update(clause.anchors or ())
-        cached = catalog.__dict__["_literal_index"] = LiteralIndex(literals)
+        cached = catalog.__dict__["_literal_index"] = LiteralIndex(catalog.literals())
     return cached
 
 
@@ -90,8 +84,7 @@ def prefilter_for(catalog: Catalog, backend: str | None = None) -> Prefilter:
     key = ("_prefilter", backend)
     cached = catalog.__dict__.get("_prefilters", {}).get(key)
     if cached is None:
-        anchors = {a for _rule, clause in catalog.clauses(("log",)) if clause.anchors for a in clause.anchors}
-        cached = make_prefilter(anchors, backend=backend)
+        cached = make_prefilter(catalog.log_anchors(), backend=backend)
         catalog.__dict__.setdefault("_prefilters", {})[key] = cached
     return cached
 

@@ -165,6 +165,14 @@ class Rule:
     tests: dict[str, tuple[Any, ...]]
     notes: str = ""
     raw_when: dict[str, Any] = field(default_factory=dict)
+    literals: frozenset[tuple[str, bool]] = frozenset()  # every literal its clauses' gates and anchors name
+    log_anchors: frozenset[tuple[str, bool]] = frozenset()  # the anchors of its `log` clauses (for the prefilter)
+
+    def clauses(self):
+        """Every match and supports clause."""
+        for alternative in self.match:
+            yield from alternative
+        yield from self.supports
 
 
 @dataclass(frozen=True)

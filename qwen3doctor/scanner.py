@@ -224,14 +224,16 @@ def make_prefilter(rule_anchors: Iterable[tuple[str, bool]], *, backend: str | N
     return FindPrefilter(anchors, kinds)
 
 
-_NOISE_LOWER = tuple(n.lower() for n in NOISE)
+# one string each (NUL never occurs in an anchor, so no match can span two lines): one search per anchor
+_NOISE_TEXT = "\0".join(NOISE)
+_NOISE_LOWER = _NOISE_TEXT.lower()
 
 
 def is_noise(anchor: tuple[str, bool]) -> bool:
     literal, caseless = anchor
     if caseless:
-        return any(literal.lower() in n for n in _NOISE_LOWER)
-    return any(literal in n for n in NOISE)
+        return literal.lower() in _NOISE_LOWER
+    return literal in _NOISE_TEXT
 
 
 PARALLEL_MIN = 64 << 20  # a regular file this big is scanned by two processes, one half each
