@@ -117,3 +117,24 @@ def test_generic_messages_are_marked(tmp_path):
     text = GOOD.replace("['size_n = \\d+ is not divisible']", "['illegal memory access']")
     assert load_one(tmp_path, text).rules["x"].match[0][0].generic
     assert not load_one(tmp_path, GOOD, name="y.yaml").rules["y"].match[0][0].generic
+
+
+def test_an_edited_rule_is_never_served_from_the_cache(tmp_path, monkeypatch):
+    import os
+    import time
+
+    from qwen3doctor import catalog
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("QWEN3DOCTOR_NO_CACHE", raising=False)
+    monkeypatch.setattr(catalog, "RACY_NS", 0)  # trust even a file written just now to its timestamps
+    assert load_one(tmp_path, GOOD).rules["x"].title == "A test rule"
+    path = tmp_path / "rules" / "vllm" / "x.yaml"
+    old = time.time() - 600
+    os.utime(path, (old, old))
+    assert load_catalog([tmp_path / "rules"]).rules["x"].title == "A test rule"
+    assert list((tmp_path / "cache" / "qwen3doctor").glob("key-*"))
+    # the same size and the same mtime: only the content (and so the ctime) differ
+    path.write_text(GOOD.replace("A test rule", "A best rule"))
+    os.utime(path, (old, old))
+    assert load_catalog([tmp_path / "rules"]).rules["x"].title == "A best rule"
