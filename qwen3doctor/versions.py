@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import re
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 _FIND = re.compile(r"v?(\d+(?:\.\d+){1,3}(?:(?:rc|a|b|\.post|\.dev|post|dev)\d*)*(?:\.dev\d+)?(?:\+[\w.]+)?)")
@@ -42,17 +41,27 @@ def parse_version(text: str) -> Version | None:
     return version
 
 
-def compile_range(spec: str) -> SpecifierSet:
-    """A PEP 440 range with pre-releases on, so `0.16.0rc2.dev294` falls inside `>=0.16.0rc0`. Raises ValueError."""
+def compile_range(spec: str) -> str:
+    """Check a PEP 440 range (raises ValueError) and return it as written. Rules keep ranges as text and
+    they are parsed on first use: `packaging.specifiers` alone is a noticeable part of a 10 KB diagnosis."""
+    _specifier(spec)
+    return spec
+
+
+@lru_cache(maxsize=None)
+def _specifier(spec: str):
+    """The range with pre-releases on, so `0.16.0rc2.dev294` falls inside `>=0.16.0rc0`."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         return SpecifierSet(spec, prereleases=True)
     except InvalidSpecifier as exc:
         raise ValueError(f"not a PEP 440 version range: {spec!r}") from exc
 
 
-def in_range(version: Version, spec: SpecifierSet) -> bool:
+def in_range(version: Version, spec: str) -> bool:
     # local tags (+cu130, +g6a7b85d94) never decide a range
-    return spec.contains(Version(version.public), prereleases=True)
+    return _specifier(spec).contains(Version(version.public), prereleases=True)
 
 
 def at_or_past(version: Version, fixed: str) -> bool:
