@@ -125,7 +125,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 for pat, src in clause.candidates(frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
                         loc = f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}" if frame.file else "?"
-                        return _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src)
+                        return _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src,
+                                    frame.function)
         complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]
         if complete:
             deepest = complete[0].functions[-1]
@@ -136,7 +137,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         for crash in typed + list(_chained(typed)) if search else ():
             for pat, src in clause.candidates(crash.exception_type, crash.exception_type.lower()):
                 if _search(pat, crash.exception_type, rule_id, src, full=True):
-                    return _hit(label, f"exception `{crash.exception_type}`{_where(crash)}", clause, src)
+                    return _hit(label, f"exception `{crash.exception_type}`{_where(crash)}", clause, src,
+                                crash.exception_type)
         if typed:
             return Evidence(label, MISS, f"the exception is `{typed[0].exception_type}`, not {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log shows no exception type")
@@ -167,9 +169,9 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
 GENERIC_MARK = " (generic)"
 
 
-def _hit(label: str, text: str, clause: Clause, source: str) -> Evidence:
+def _hit(label: str, text: str, clause: Clause, source: str, subject: str = "") -> Evidence:
     """A hit; one made by a generic pattern (the bare IMA message, a bare KeyError) says so, and counts as weak."""
-    return Evidence(label, HIT, text + (GENERIC_MARK if source in clause.generic_sources else ""))
+    return Evidence(label, HIT, text + (GENERIC_MARK if source in clause.generic_sources else ""), subject)
 
 
 def _chained(crashes: list[Crash]):

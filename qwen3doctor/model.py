@@ -66,6 +66,7 @@ class Evidence:
     clause: str  # "match.frames", "when.engine_version", ...
     state: str  # hit | miss | unknown
     text: str
+    subject: str = ""  # what a frames / exception hit matched: the function name or exception type
 
 
 @dataclass(frozen=True)

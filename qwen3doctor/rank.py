@@ -30,6 +30,11 @@ HIGH, MEDIUM = 0.60, 0.35
 MAX_FINDINGS = 5
 MIN_SCORE = 0.05
 
+# frames every traceback passes through: they say nothing about which step of the engine failed
+PATHLESS_FRAMES = frozenset((
+    "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
+    "inner", "decorate_context", "_fn", "apply", "__getitem__", "step", "sync_wrapper", "<module>",
+))
 STATUS_ORDER = {"confirmed": 0, "likely": 1, "unconfirmed": 2}
 PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
 
@@ -84,6 +89,9 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
             misses.append(ev)
     hard_miss = any(ev.clause in ("when.family", "when.engine") for ev in misses)
+    # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
+    on_path = _cut_traceback(scan) and any(
+        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in PATHLESS_FRAMES for ev in rm.supports)
     basis = "evidence"
     if rule.match and not strong:
         if weak:
@@ -94,6 +102,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             basis = "combination"
         elif supported and crashed and not misses:
             basis = "supporting"  # a crash whose own lines are missing, and lines that point here
+        elif on_path and not misses:
+            basis = "path"
         else:
             return None
     elif not rule.match:
@@ -121,6 +131,12 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     )
 
 
+def _cut_traceback(scan: Scan) -> bool:
+    """The log's first crash is a traceback cut before its exception line, and no crash names an exception."""
+    own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    return bool(own) and not own[0].complete and bool(own[0].frames) and not any(c.exception_type for c in own)
+
+
 def _combination(rm: RuleMatch, when_hits: set[str], misses: list[Evidence]) -> bool:
     """A known-bad combination: the family, plus a discriminating fact (quantization, flags, GPU, platform, or
     for a rule without crash clauses its version range), and nothing contradicted."""
@@ -136,6 +152,8 @@ BASIS_NOTE = {
     "generic": ("only generic evidence (a message every crash of this class shares): a candidate, not a diagnosis",),
     "supporting": ("the log lacks this crash's own lines: a candidate from supporting lines and the environment",),
     "combination": ("no crash evidence for it in the log: the environment is a known-bad combination",),
+    "path": ("the traceback stops before its exception line, on a path this crash takes: a candidate until "
+             "the rest of the traceback is pasted",),
 }
 
 
@@ -144,7 +162,10 @@ def rank(findings: list[Finding]) -> list[Finding]:
     if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
         findings = [f for f in findings if f.basis == "evidence"]
     order = {"high": 0, "medium": 1, "low": 2}
-    findings.sort(key=lambda f: (-f.score, order[f.confidence], STATUS_ORDER.get(f.status, 3), f.rule_id))
+    # among candidates without evidence of their own that the log cannot tell apart, the cause reported in more
+    # issues first
+    findings.sort(key=lambda f: (-f.score, order[f.confidence], 0 if f.basis == "evidence" else -len(f.references),
+                                 STATUS_ORDER.get(f.status, 3), f.rule_id))
     return findings[:MAX_FINDINGS]
 
 

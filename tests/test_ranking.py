@@ -73,3 +73,51 @@ def test_the_same_message_with_different_frames_names_different_causes(catalog):
     other = head + '  File "/v/vllm/model_executor/layers/sampler.py", line 10, in sample\n' + tail
     ids = [f.rule_id for f in diagnose_text(other, catalog).findings]
     assert "gdn-cudagraph-illegal-memory-access" not in ids
+
+
+CUT_CAPTURE = (
+    "[2025-08-12 03:41:07 TP3] Scheduler hit an exception: Traceback (most recent call last):\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1735, in init_device_graphs\n'
+    "    self.cuda_graph_runner = CudaGraphRunner(self)\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 387, in __init__\n'
+    "    self.capture()\n"
+    '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 654, in capture_one_batch_size\n'
+    "    run_once()\n"
+)
+
+
+def test_a_cut_traceback_names_the_causes_whose_path_it_shows(catalog):
+    report = diagnose_text(CUT_CAPTURE, catalog)
+    assert report.crash.complete is False and report.crash.exception_type is None
+    assert report.findings, "a traceback through CUDA graph capture has known causes"
+    for f in report.findings:
+        assert f.confidence == "low" and f.basis == "path"
+        assert any("capture_one_batch_size" in e.text for e in f.evidence if e.state == "hit")
+    assert "deepep-unsupported-hidden-size" in [f.rule_id for f in report.findings]
+
+
+def test_a_cut_traceback_through_common_frames_only_names_nothing(catalog):
+    log = (
+        "(EngineCore_DP0 pid=266) ERROR 07-18 19:55:58 [core.py:1231] Traceback (most recent call last):\n"
+        '(EngineCore_DP0 pid=266) ERROR 07-18 19:55:58 [core.py:1231]   File "/usr/lib/python3.12/threading.py", line 1010, in run\n'
+        "(EngineCore_DP0 pid=266) ERROR 07-18 19:55:58 [core.py:1231]     self._target(*self._args, **self._kwargs)\n"
+        '(EngineCore_DP0 pid=266) ERROR 07-18 19:55:58 [core.py:1231]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 966, in __init__\n'
+        "(EngineCore_DP0 pid=266) ERROR 07-18 19:55:58 [core.py:1231]     super().__init__(\n"
+    )
+    report = diagnose_text(log, catalog)
+    assert report.verdict is Verdict.UNEXPLAINED and not report.findings
+
+
+def test_path_candidates_give_way_to_a_rule_with_its_own_evidence(catalog):
+    log = CUT_CAPTURE + (
+        "[2025-08-12 03:41:07 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 654, in capture_one_batch_size\n'
+        "    run_once()\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/deep_ep/buffer.py", line 555, in low_latency_dispatch\n'
+        "    self.runtime.low_latency_dispatch(x, topk_idx,\n"
+        "RuntimeError: Failed: Assertion error /sgl-workspace/DeepEP/csrc/kernels/internode_ll.cu:364 "
+        "'false and \"Unsupported hidden\"'\n"
+    )
+    report = diagnose_text(log, catalog)
+    assert report.findings[0].rule_id == "deepep-unsupported-hidden-size"
+    assert all(f.basis != "path" for f in report.findings)
