@@ -20,8 +20,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("compose", r"(?:\[[\w.-]+\]|[\w.-]+)\s*\|\s?"),
     # torchrun: "[rank3]:" and "[rank3]:[W1027 20:05:15.05 TCPStore.cpp:125] "
     ("torchrun", r"\[(?P<proc>rank\d+)\]:(?:\[[WEIF]\d{4} [\d:.]+ [^\]]*\])?\s?"),
-    # vLLM process tags: "(EngineCore_DP0 pid=312) ", "(Worker_TP4) ", "(RayWorkerWrapper pid=1, ip=10.0.0.1) "
-    ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:\s+rank=\d+)?)(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
+    # vLLM process tags: "(EngineCore_DP0 pid=312) ", "(Worker_TP4) ", "(RayWorkerWrapper pid=1, ip=10.0.0.1) ",
+    # "(VllmWorker rank=0 pid=106) " and, in 0.10.0 / 0.10.1, "(VllmWorker TP3 pid=2211) "
+    ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*)(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
     # SGLang: "[2025-05-01 10:00:00 TP0] ", "[2025-05-01 10:00:00 DP0 TP3 EP3] ", "[2025-05-01 10:00:00] "
     ("sglang", rf"\[{_TS}(?:\s+(?P<proc>(?:(?:DP|PP|TP|EP|CP|ATTN_CP|MOE_DP)\d+\s?)+))?\]\s?"),
     # a SGLang prefix whose opening bracket was lost in the paste: "2025-11-06 08:57:26] "

@@ -17,6 +17,8 @@ CASES = [
     ("[2025-05-01 10:00:00 DP0 TP3 EP3] Scheduler hit an exception: Traceback (most recent call last):",
      "DP0 TP3 EP3", "Scheduler hit an exception: Traceback (most recent call last):"),
     ("[2026-04-23 07:32:01] INFO:     Started server process [1579366]", None, "INFO:     Started server process [1579366]"),
+    ("(VllmWorker TP3 pid=2211) ERROR 08-01 10:00:00 [multiproc_executor.py:546] Traceback (most recent call last):",
+     "VllmWorker TP3 pid=2211", "Traceback (most recent call last):"),
     ("qwen3-1  | (VllmWorker rank=1 pid=106) ERROR 04-29 01:10:12 [multiproc_executor.py:470]   File \"x.py\", line 3, in f",
      "VllmWorker rank=1 pid=106", '  File "x.py", line 3, in f'),
     ("[llm]        | (APIServer pid=1) Traceback (most recent call last):", "APIServer pid=1", "Traceback (most recent call last):"),
