@@ -275,16 +275,13 @@ def _scan(stream, prefilter: Prefilter, state: _State, limit: int | None = None)
     source = state.source
     carry = b""
     left = limit
-    buf = bytearray(CHUNK)  # one buffer read into again and again: no fresh 8 MiB (and its page faults) a read
-    view = memoryview(buf)
     while True:
         want = CHUNK if left is None else min(CHUNK, left)
         try:
-            n = _read_into(stream, view[:want]) if want > 0 else 0
+            data = stream.read(want) if want > 0 else b""
         except (OSError, EOFError, ValueError) as exc:
             source.warnings.append(f"{source.name}: stopped reading: {exc}")
-            n = 0
-        data = buf if n == CHUNK else bytes(view[:n])  # nothing refers to buf once the block is handled
+            data = b""
         if left is not None:
             left -= len(data)
         if not data:
@@ -313,19 +310,6 @@ def _scan(stream, prefilter: Prefilter, state: _State, limit: int | None = None)
         if last > lo:
             yield from _block(data, lo, last, prefilter, state)
         carry = data[last:]
-
-
-def _read_into(stream, view: memoryview) -> int:
-    """Fill view from stream as far as one read goes; the number of bytes, 0 at the end."""
-    readinto = getattr(stream, "readinto", None)
-    if readinto is not None:
-        try:
-            return readinto(view) or 0
-        except (AttributeError, NotImplementedError, io.UnsupportedOperation):
-            pass
-    data = stream.read(len(view))
-    view[: len(data)] = data
-    return len(data)
 
 
 def _block(data: bytes, lo: int, hi: int, prefilter: Prefilter, state: _State) -> Iterator[tuple[int, str, int]]:
@@ -372,15 +356,6 @@ class _Range(io.RawIOBase):
         data = os.pread(self.fd, n if n > 0 else CHUNK, self.pos)
         self.pos += len(data)
         return data
-
-    def readinto(self, view) -> int:
-        if not hasattr(os, "preadv"):
-            data = self.read(len(view))
-            view[: len(data)] = data
-            return len(data)
-        n = os.preadv(self.fd, [view], self.pos)
-        self.pos += n
-        return n
 
 
 def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterator[tuple[int, str, int]]:
