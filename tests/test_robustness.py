@@ -177,6 +177,33 @@ def test_both_prefilters_give_identical_diagnoses(catalog):
         assert a == b, path.name
 
 
+def test_the_lines_selected_do_not_depend_on_the_read_size(catalog, tmp_path, monkeypatch):
+    """Blocks end wherever a read ends: a crash marker's context, and a marker inside another's context, must
+    come out the same whether the lines around them fall in one block or in several."""
+    from qwen3doctor import scanner
+    from qwen3doctor.diagnose import prefilter_for
+    from qwen3doctor.reader import open_source
+
+    monkeypatch.setenv("QWEN3DOCTOR_JOBS", "1")
+    noise = "(APIServer pid=1) INFO:     10.0.0.1:5000 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+    prompt = ("(APIServer pid=1) INFO 03-02 21:17:47 [logger.py:41] Received request chatcmpl-1: prompt: "
+              "'my script printed Traceback (most recent call last): and stopped', params: SamplingParams(n=1)\n")
+    text = noise * 2100 + prompt + noise + noise + prompt + noise * 40 + prompt + prompt + noise * 300
+    p = tmp_path / "prompts.log"
+    p.write_text(text + (EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log").read_text())
+    pf = prefilter_for(catalog)
+    results = []
+    for chunk in (1 << 20, 4096, 700, 97):
+        monkeypatch.setattr(scanner, "CHUNK", chunk)
+        src = open_source(str(p))
+        results.append(list(scanner.selected_lines(src, pf)))
+        src.close()
+    assert all(r == results[0] for r in results[1:])
+    kept = {n for n, _, _ in results[0]}
+    first = 2101  # the first prompt line: its three following lines are kept, and the second prompt's too
+    assert {first, first + 1, first + 2, first + 3, first + 4, first + 5, first + 6} <= kept
+
+
 def test_parallel_scan_of_a_large_file_selects_the_same_lines(catalog, tmp_path, monkeypatch):
     """A big regular file is read by two processes, one half each; the lines (and numbers) must not change,
     including the context of a crash marker that sits just before the split."""
