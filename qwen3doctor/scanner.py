@@ -237,7 +237,8 @@ def is_noise(anchor: tuple[str, bool]) -> bool:
     return literal in _NOISE_TEXT
 
 
-PARALLEL_MIN = 64 << 20  # a regular file this big is scanned by two processes, one half each
+PARALLEL_MIN = 64 << 20  # a regular file this big is scanned by two processes, one part each
+PARENT_SHARE = 42  # percent of such a file the parent scans; the forked child scans the rest
 
 
 def selected_lines(source: LineSource, prefilter: Prefilter) -> Iterator[tuple[int, str, int]]:
@@ -245,7 +246,7 @@ def selected_lines(source: LineSource, prefilter: Prefilter) -> Iterator[tuple[i
     RULE (ALL for the head of the log and the lines after a crash marker). Lines are split on \\n; the
     CR-separated parts of one line (progress bars) come out as separate texts with the same number.
 
-    A large regular file is split at a line boundary and its second half scanned by a forked process at the
+    A large regular file is split at a line boundary and its second part scanned by a forked process at the
     same time (where fork exists); the lines come out the same as from one pass."""
     split = _split_point(source)
     if split is None:
@@ -338,7 +339,7 @@ def _newlines(data: bytes, lo: int, hi: int) -> int:
 
 
 def _split_point(source: LineSource) -> int | None:
-    """The offset of a line start near the middle of a large, seekable, uncompressed file; else None."""
+    """The offset of a line start at PARENT_SHARE percent of a large, seekable, uncompressed file; else None."""
     if not hasattr(os, "fork") or os.environ.get("QWEN3DOCTOR_JOBS") == "1":
         return None
     raw = getattr(source.stream, "raw", None)
@@ -348,7 +349,9 @@ def _split_point(source: LineSource) -> int | None:
         size = os.fstat(raw.fileno()).st_size
         if size < PARALLEL_MIN or not isinstance(raw, io.FileIO):
             return None
-        mid = size // 2
+        # the parent also parses every line the scan selects (the whole head of the log, then the child's
+        # lines): give it the smaller part (on 1 GiB, 42% gave 1.85-2.12 s where halves gave 2.19-2.34 s)
+        mid = size * PARENT_SHARE // 100
         window = os.pread(raw.fileno(), MAX_LINE + 1, mid)
         nl = window.find(b"\n")
         return None if nl == -1 else mid + nl + 1
@@ -375,7 +378,7 @@ def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterat
     fd = source.stream.raw.fileno()
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child scans the second half, as if it were not in the head of the log
+    if pid == 0:  # the child scans the second part, as if it were not in the head of the log
         os.close(read_end)
         code = 0
         try:
@@ -383,7 +386,7 @@ def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterat
             state = _State(child_src, first_line=HEAD_LINES + 1)
             lines = list(_scan(child_src.stream, prefilter, state))
             result = (lines, state.line_no - HEAD_LINES - 1, state.cut, child_src.warnings, child_src.bytes_read)
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which then reads the half itself
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent, which then reads that part itself
             result = ("error", repr(exc))
             code = 1
         with os.fdopen(write_end, "wb") as out:
@@ -398,7 +401,7 @@ def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterat
     finally:
         os.waitpid(pid, 0)
     if result[0] == "error":
-        source.warnings.append(f"{source.name}: parallel scan failed ({result[1]}); read the second half in one pass")
+        source.warnings.append(f"{source.name}: parallel scan failed ({result[1]}); read the second part in one pass")
         source.stream.seek(split)
         yield from _scan(source.stream, prefilter, state)
         _finish(source, state)
@@ -407,7 +410,7 @@ def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterat
     offset = state.line_no - HEAD_LINES - 1  # child numbers start at HEAD_LINES + 1
     boundary = state.line_no
     context = set()
-    if state.after_until >= boundary:  # the crash context of the first half runs into the second
+    if state.after_until >= boundary:  # the crash context of the first part runs into the second
         context = set(range(boundary, state.after_until + 1))
         have = {n + offset for n, _, _ in lines}
         missing = sorted(context - have)
