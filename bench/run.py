@@ -113,7 +113,10 @@ def main() -> None:
     if not tiny.exists():
         text = (ROOT / "examples/logs/vllm/qwen3.5-gdn-prefill-ima-tp8.log").read_bytes()
         tiny.write_bytes(text[-10_000:])
-    exe = shutil.which("qwen3doctor")
+    # the console script pip wrote beside this interpreter: the baseline runs this interpreter directly, and a
+    # version manager's shim found first on PATH (pyenv's adds about 0.1 s) would be timed as ours
+    beside = Path(sys.executable).parent / "qwen3doctor"
+    exe = str(beside) if beside.exists() else shutil.which("qwen3doctor")
     if not exe:
         raise SystemExit("qwen3doctor is not installed (pip install .)")
     env = dict(os.environ, LC_ALL="C")
