@@ -152,6 +152,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                     return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src)
         if any(c.role != "consequence" for c in said):
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
+        if any(c.frames and not c.complete for c in crashes):
+            return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
     # log: the first line any of the clause's patterns matches
     if search:
