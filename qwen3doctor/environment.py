@@ -38,6 +38,7 @@ def _quick(text: str) -> bool:
 
 
 _KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
+_VERSION_FIRST = re.compile(r"""['"]?v?\d""")
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
 _PACKAGE_KEYS = {
@@ -270,7 +271,9 @@ class EnvCollector:
                 value = kv.group("v")
                 if "not found" in value.lower() or "could not collect" in value.lower() or value.upper() == "N/A":
                     return
-                version = clean_version(value)
+                # a listing's value starts with the version ("vllm: 0.11.0", "torch==2.9.0+cu128"); a line such as
+                # `vllm: error: unrecognized arguments: ... "factor":4.0` only looks like one
+                version = clean_version(value) if _VERSION_FIRST.match(value) else None
                 if version:
                     self.put(fact, version, "log: environment listing", P_LISTING)
                     if fact in ("vllm", "sglang"):

@@ -156,3 +156,14 @@ vllm-0.15.2rc1.dev93+g11a4c9d30.cu128-cp312-cp312-linux_x86_64.whl
 def test_not_a_qwen_model_is_family_other():
     env = env_of("python3 -m sglang.launch_server --model-path nvidia/DeepSeek-V3-0324-FP4 --quantization modelopt_fp4 --tp-size 4")
     assert env.get("family") == "other" and env.get("quantization") == "nvfp4"
+
+
+def test_an_argparse_error_naming_the_engine_is_not_a_version_listing():
+    env = env_of(
+        "vllm serve Qwen/Qwen3-14B --rope-scaling={\"rope_type\":\"yarn\",\"factor\":4.0}\n"
+        "usage: vllm serve [model_tag] [options]\n"
+        "vllm: error: unrecognized arguments: --rope-scaling={\"rope_type\":\"yarn\",\"factor\":4.0,"
+        "\"original_max_position_embeddings\":32768}\n"
+    )
+    assert env.get("engine") == "vllm"
+    assert env.get("engine_version") is None and env.get("vllm") is None
