@@ -121,3 +121,24 @@ def test_path_candidates_give_way_to_a_rule_with_its_own_evidence(catalog):
     report = diagnose_text(log, catalog)
     assert report.findings[0].rule_id == "deepep-unsupported-hidden-size"
     assert all(f.basis != "path" for f in report.findings)
+
+
+def test_rejecting_a_rule_on_absent_literals_agrees_with_evaluating_it(catalog):
+    """diagnose_scan skips the rules Haystack.rules_out rejects; evaluating them would reject them too, and a
+    clause with none of its literals present gets the state Haystack.absent says."""
+    from conftest import EXAMPLES
+    from qwen3doctor.diagnose import literal_index_for, scan_source
+    from qwen3doctor.match import Haystack, clause_state, evaluate
+    from qwen3doctor.reader import LineSource
+    import io
+
+    for path in sorted(EXAMPLES.rglob("*.log"))[::7]:
+        src = LineSource(str(path), io.BytesIO(path.read_bytes()))
+        scan = scan_source(src, catalog, Overrides())
+        hay = Haystack(scan, literal_index_for(catalog))
+        for rule in catalog.rules.values():
+            for clause in rule.clauses():
+                if not hay.may_hit(clause):
+                    assert clause_state(clause, scan, rule.id, "x", hay).state == hay.absent[clause.kind], (path, rule.id)
+            if hay.rules_out(rule):
+                assert evaluate(rule, scan, hay).rejected, (path.name, rule.id)
