@@ -193,6 +193,18 @@ def _condition(clause: str, value: Any, holds, hit: str, miss: str, unknown: str
     return Evidence(clause, HIT, hit) if holds(value) else Evidence(clause, MISS, miss)
 
 
+def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evidence:
+    """`flags` (wanted: one of them is set) or `not_flags` (none is); unknown without a serve command or config."""
+    names = ", ".join(flags)
+    seen = [f for f in flags if f in env.flags]
+    if seen:
+        return Evidence(clause, HIT, f"flag {seen[0]} is set") if wanted else Evidence(clause, MISS, f"{seen[0]} is set")
+    if env.flags_known:
+        return Evidence(clause, MISS, f"none of {names} is set") if wanted else Evidence(clause, HIT, f"{names} not set")
+    where = "no serve command or config in the log to check" if wanted else "no serve command or config to check"
+    return Evidence(clause, UNKNOWN, f"{where} {names}")
+
+
 def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
     env = scan.environment
     w = rule.when
@@ -243,21 +255,9 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         out.append(_condition("when.platform", plat, lambda p: p in w["platform"], f"platform {plat}",
                               f"platform is {plat}", "platform not in the log"))
     if "flags" in w:
-        seen = [f for f in w["flags"] if f in env.flags]
-        if seen:
-            out.append(Evidence("when.flags", HIT, f"flag {seen[0]} is set"))
-        elif env.flags_known:
-            out.append(Evidence("when.flags", MISS, f"none of {', '.join(w['flags'])} is set"))
-        else:
-            out.append(Evidence("when.flags", UNKNOWN, f"no serve command or config in the log to check {', '.join(w['flags'])}"))
+        out.append(_flags_condition("when.flags", w["flags"], env, wanted=True))
     if "not_flags" in w:
-        seen = [f for f in w["not_flags"] if f in env.flags]
-        if seen:
-            out.append(Evidence("when.not_flags", MISS, f"{seen[0]} is set"))
-        elif env.flags_known:
-            out.append(Evidence("when.not_flags", HIT, f"{', '.join(w['not_flags'])} not set"))
-        else:
-            out.append(Evidence("when.not_flags", UNKNOWN, f"no serve command or config to check {', '.join(w['not_flags'])}"))
+        out.append(_flags_condition("when.not_flags", w["not_flags"], env, wanted=False))
     for key, pat in w.get("env", {}).items():
         value = env.get(key)
         out.append(_condition(
