@@ -185,7 +185,7 @@ def qwen3doctor_package() -> str:
 
 def prefilter_name() -> str:
     try:
-        from qwen3doctor.scanner import hyperscan_available
+        from qwen3doctor.read.scanner import hyperscan_available
 
         return "hyperscan" if hyperscan_available() else "bytes.find"
     except ImportError:

@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from .anchors import compile_pattern, gate_open
-
 
 @dataclass(frozen=True)
 class Frame:
@@ -132,16 +130,8 @@ class Clause:
     sources: tuple[str, ...]  # the patterns as written
     generic: bool = False  # every pattern also matches a generic crash message / common exception type
     anchors: tuple[tuple[str, bool], ...] | None = None  # (literal, caseless) one of which must occur; None: unanchored
-    gates: tuple[Any, ...] = ()  # per source: the literals that must all occur (anchors.gate_of), or None
+    gates: tuple[Any, ...] = ()  # per source: the literals that must all occur (patterns.gate_of), or None
     generic_sources: tuple[str, ...] = ()  # the sources that match a generic message / common exception type
-
-    def candidates(self, text: str, lower: str, only: tuple[int, ...] | None = None):
-        """(compiled pattern, source) for the patterns whose literals all occur in text: the rest cannot match.
-        `only` limits the check to some pattern indexes (those already open on the whole log)."""
-        gates = self.gates or (None,) * len(self.sources)
-        for i in range(len(self.sources)) if only is None else only:
-            if gate_open(gates[i], text, lower):
-                yield compile_pattern(self.kind, self.sources[i]), self.sources[i]
 
 
 @dataclass(frozen=True)

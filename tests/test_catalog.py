@@ -2,7 +2,7 @@
 
 import pytest
 
-from qwen3doctor.catalog import load_catalog
+from qwen3doctor.knowledge.catalog import load_catalog
 from qwen3doctor.errors import RuleError
 
 GOOD = """\
@@ -123,7 +123,7 @@ def test_an_edited_rule_is_never_served_from_the_cache(tmp_path, monkeypatch):
     import os
     import time
 
-    from qwen3doctor import catalog
+    from qwen3doctor.knowledge import catalog
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("QWEN3DOCTOR_NO_CACHE", raising=False)

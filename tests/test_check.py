@@ -7,8 +7,9 @@ import shlex
 import pytest
 
 from qwen3doctor import vocab
-from qwen3doctor.check import check, plan_environment, planned_command, shapes_of, shapes_table
-from qwen3doctor.diagnose import Overrides
+from qwen3doctor.judge.preflight import check, plan_environment, planned_command
+from qwen3doctor.knowledge.shapes import shapes_of, shapes_table
+from qwen3doctor.judge.pipeline import Overrides
 from qwen3doctor.model import Fact
 
 

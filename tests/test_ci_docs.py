@@ -8,7 +8,7 @@ import re
 import yaml
 
 from conftest import ROOT
-from qwen3doctor.config import load
+from qwen3doctor.read.config import load
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CI = README[README.index("\n## CI\n"): README.index("\n## Rules\n")]

@@ -4,8 +4,8 @@ ids; different for different crashes; built from engine frames only."""
 from __future__ import annotations
 
 from ci_fixtures import UNKNOWN
-from qwen3doctor.diagnose import diagnose_text
-from qwen3doctor.fingerprint import (FINGERPRINT_VERSION, engine_frames, is_engine_file, of_report, template,
+from qwen3doctor.judge.pipeline import diagnose_text
+from qwen3doctor.judge.fingerprint import (FINGERPRINT_VERSION, engine_frames, is_engine_file, of_report, template,
                                      template_regex)
 from qwen3doctor.model import Frame
 import re

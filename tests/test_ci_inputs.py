@@ -10,7 +10,7 @@ import pytest
 
 from ci_fixtures import BINARY, KNOWN_A, build_mixed, run_cli
 from qwen3doctor.errors import InputError
-from qwen3doctor.inputs import archive_members, expand
+from qwen3doctor.read.inputs import archive_members, expand
 
 
 def names(expansion):

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from ci_fixtures import build_mixed, run_cli
-from qwen3doctor.config import Ignore, load, resolve
+from qwen3doctor.read.config import Ignore, load, resolve
 from qwen3doctor.errors import InputError
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
-from qwen3doctor.diagnose import diagnose_text
-from qwen3doctor.fingerprint import of_report
+from qwen3doctor.judge.pipeline import diagnose_text
+from qwen3doctor.judge.fingerprint import of_report
 from qwen3doctor.redact import Redactor, redact_object, redact_text, scan_secrets
 
 HF = "hf_QwErTyUiOpAsDfGhJkLzXcVbNm1234567890"
@@ -115,7 +115,7 @@ def test_ordinary_engine_lines_are_left_alone():
 
 
 def test_redacting_a_report_keeps_its_types():
-    from qwen3doctor.catalog import load_catalog, rule_dirs
+    from qwen3doctor.knowledge.catalog import load_catalog, rule_dirs
     from qwen3doctor.model import Verdict
 
     report = diagnose_text(PLANTED["hf-token"][0] + "\nRuntimeError: token " + HF + " rejected\n", load_catalog(rule_dirs()))

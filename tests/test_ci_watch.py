@@ -12,8 +12,8 @@ import time
 
 from ci_fixtures import CLEAN, KNOWN_A, UNKNOWN, run_cli
 from conftest import ROOT
-from qwen3doctor.summary import IgnoreMatcher
-from qwen3doctor.watch import Watcher
+from qwen3doctor.judge.summary import IgnoreMatcher
+from qwen3doctor.tools.watch import Watcher
 
 
 def popen(*args):

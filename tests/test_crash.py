@@ -1,5 +1,5 @@
-from qwen3doctor.crash import CrashParser
-from qwen3doctor.prefixes import peel
+from qwen3doctor.read.crash import CrashParser
+from qwen3doctor.read.prefixes import peel
 
 
 def parse(text):

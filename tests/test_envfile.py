@@ -6,14 +6,14 @@ import json
 import pytest
 
 from conftest import DATA
-from qwen3doctor.diagnose import Overrides, diagnose_text, merge_environment
-from qwen3doctor.envfile import (
+from qwen3doctor.judge.pipeline import Overrides, diagnose_text, merge_environment
+from qwen3doctor.read.envfile import (
     KIND_NVIDIA_SMI, KIND_PIP_FREEZE, KIND_PIP_LIST, KIND_QWEN3DOCTOR, KIND_SGLANG, KIND_VLLM_LEGACY, KIND_VLLM_SECTIONED,
     parse_env_text, read_env_file,
 )
-from qwen3doctor.environment import EnvCollector
+from qwen3doctor.read.environment import EnvCollector
 from qwen3doctor.errors import InputError
-from qwen3doctor.prefixes import peel
+from qwen3doctor.read.prefixes import peel
 
 ENVFILES = DATA / "envfiles"
 

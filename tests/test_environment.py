@@ -1,7 +1,7 @@
-from qwen3doctor.diagnose import Overrides, merge_environment
-from qwen3doctor.environment import EnvCollector, split_top_level
+from qwen3doctor.judge.pipeline import Overrides, merge_environment
+from qwen3doctor.read.environment import EnvCollector, split_top_level
 from qwen3doctor.model import Fact
-from qwen3doctor.prefixes import peel
+from qwen3doctor.read.prefixes import peel
 
 
 def env_of(text, overrides=None):

@@ -4,7 +4,7 @@ import sys
 
 from conftest import DATA
 
-from qwen3doctor.evaluate import canonical_ref, run_eval
+from qwen3doctor.tools.evaluate import canonical_ref, run_eval
 
 
 def test_eval_scores_a_small_labelled_set(catalog):

@@ -3,9 +3,9 @@ lowest layer of `diagnose --env-auto` and `check`."""
 
 import json
 
-from qwen3doctor.diagnose import Overrides, diagnose_text
-from qwen3doctor.envfile import read_env_file
-from qwen3doctor.localenv import collect, layered, parse_rocm_smi, parse_smi_query, render_plain
+from qwen3doctor.judge.pipeline import Overrides, diagnose_text
+from qwen3doctor.read.envfile import read_env_file
+from qwen3doctor.read.localenv import collect, layered, parse_rocm_smi, parse_smi_query, render_plain
 from qwen3doctor.model import Environment, Fact
 
 SMI_QUERY = "0, NVIDIA H100 80GB HBM3, 81559, 570.158.01, 9.0\n1, NVIDIA H100 80GB HBM3, 81559, 570.158.01, 9.0\n"

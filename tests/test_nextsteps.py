@@ -2,9 +2,9 @@
 wrapper-only or cut log is missing."""
 
 from conftest import EXAMPLES
-from qwen3doctor.diagnose import Overrides, diagnose_text
+from qwen3doctor.judge.pipeline import Overrides, diagnose_text
 from qwen3doctor.model import Crash, Environment, Evidence, Fact, Finding, Frame, Scan
-from qwen3doctor.nextsteps import differential, next_steps
+from qwen3doctor.judge.nextsteps import differential, next_steps
 
 
 def finding(rule_id, score, confidence="low", when=(), frames="hit"):

@@ -1,6 +1,6 @@
 import pytest
 
-from qwen3doctor.prefixes import peel
+from qwen3doctor.read.prefixes import peel
 
 CASES = [
     ("(EngineCore_DP0 pid=312) ERROR 05-05 12:36:59 [core.py:1138] Traceback (most recent call last):",

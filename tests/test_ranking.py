@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from qwen3doctor.diagnose import Overrides, diagnose_text
+from qwen3doctor.judge.pipeline import Overrides, diagnose_text
 from qwen3doctor.model import Verdict
 
 
@@ -127,9 +127,9 @@ def test_rejecting_a_rule_on_absent_literals_agrees_with_evaluating_it(catalog):
     """diagnose_scan skips the rules Haystack.rules_out rejects; evaluating them would reject them too, and a
     clause with none of its literals present gets the state Haystack.absent says."""
     from conftest import EXAMPLES
-    from qwen3doctor.diagnose import literal_index_for, scan_source
-    from qwen3doctor.match import Haystack, clause_state, evaluate
-    from qwen3doctor.reader import LineSource
+    from qwen3doctor.judge.pipeline import literal_index_for, scan_source
+    from qwen3doctor.judge.match import Haystack, clause_state, evaluate
+    from qwen3doctor.read.reader import LineSource
     import io
 
     for path in sorted(EXAMPLES.rglob("*.log"))[::7]:

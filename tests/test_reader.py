@@ -3,7 +3,7 @@ import gzip
 import pytest
 
 from qwen3doctor.errors import InputError
-from qwen3doctor.reader import MAX_LINE, clean, open_source
+from qwen3doctor.read.reader import MAX_LINE, clean, open_source
 
 
 def read_all(path, **kw):

@@ -2,7 +2,7 @@
 
 from conftest import ROOT
 
-from qwen3doctor.ruletools import README_END, README_START, readme_with_table, rules_markdown
+from qwen3doctor.tools.ruletools import README_END, README_START, readme_with_table, rules_markdown
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -5,8 +5,8 @@ import subprocess
 import sys
 
 from conftest import EXAMPLES
-from qwen3doctor.diagnose import diagnose_text
-from qwen3doctor.report import extract_block, numbered_lines, render, shorten_paths
+from qwen3doctor.judge.pipeline import diagnose_text
+from qwen3doctor.tools.bugreport import extract_block, numbered_lines, render, shorten_paths
 
 GDN = EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
 SGLANG = EXAMPLES / "sglang" / "fp8-block-quant-tp-indivisible--qwen3-235b-fp8-tp8-ranks.log"

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES
 
-from qwen3doctor.diagnose import diagnose_source, diagnose_text
+from qwen3doctor.judge.pipeline import diagnose_source, diagnose_text
 from qwen3doctor.model import Verdict
-from qwen3doctor.reader import LineSource
+from qwen3doctor.read.reader import LineSource
 
 EXAMPLE_LOGS = sorted(EXAMPLES.rglob("*.log"))
 SAMPLE = [p.read_text(encoding="utf-8", errors="replace") for p in EXAMPLE_LOGS[:: max(1, len(EXAMPLE_LOGS) // 12)]]
@@ -98,7 +98,7 @@ def test_enormous_single_line_is_cut_and_memory_stays_bounded(catalog, tmp_path)
     p = tmp_path / "one-line.log"
     with open(p, "wb") as fh:
         fh.write(b"RuntimeError: " + b"x" * (40 << 20) + b"\nKilled\n")
-    from qwen3doctor.reader import open_source
+    from qwen3doctor.read.reader import open_source
 
     tracemalloc.start()
     src = open_source(str(p))
@@ -163,9 +163,9 @@ def test_writes_nothing_but_its_cache(tmp_path):
 
 
 def test_both_prefilters_give_identical_diagnoses(catalog):
-    from qwen3doctor.diagnose import prefilter_for
+    from qwen3doctor.judge.pipeline import prefilter_for
     from qwen3doctor.render.json import report_dict
-    from qwen3doctor.scanner import hyperscan_available
+    from qwen3doctor.read.scanner import hyperscan_available
 
     if not hyperscan_available():
         pytest.skip("hyperscan not installed")
@@ -180,9 +180,9 @@ def test_both_prefilters_give_identical_diagnoses(catalog):
 def test_the_lines_selected_do_not_depend_on_the_read_size(catalog, tmp_path, monkeypatch):
     """Blocks end wherever a read ends: a crash marker's context, and a marker inside another's context, must
     come out the same whether the lines around them fall in one block or in several."""
-    from qwen3doctor import scanner
-    from qwen3doctor.diagnose import prefilter_for
-    from qwen3doctor.reader import open_source
+    from qwen3doctor.read import scanner
+    from qwen3doctor.judge.pipeline import prefilter_for
+    from qwen3doctor.read.reader import open_source
 
     monkeypatch.setenv("QWEN3DOCTOR_JOBS", "1")
     noise = "(APIServer pid=1) INFO:     10.0.0.1:5000 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
@@ -207,9 +207,9 @@ def test_the_lines_selected_do_not_depend_on_the_read_size(catalog, tmp_path, mo
 def test_parallel_scan_of_a_large_file_selects_the_same_lines(catalog, tmp_path, monkeypatch):
     """A big regular file is read by two processes, one half each; the lines (and numbers) must not change,
     including the context of a crash marker that sits just before the split."""
-    from qwen3doctor import scanner
-    from qwen3doctor.diagnose import prefilter_for
-    from qwen3doctor.reader import open_source
+    from qwen3doctor.read import scanner
+    from qwen3doctor.judge.pipeline import prefilter_for
+    from qwen3doctor.read.reader import open_source
 
     if not hasattr(os, "fork"):
         pytest.skip("no fork on this platform")

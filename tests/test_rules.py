@@ -2,8 +2,8 @@
 
 import pytest
 
-from qwen3doctor.catalog import load_catalog, rule_dirs
-from qwen3doctor.ruletools import ReportCache, lint, rule_tests, run_test
+from qwen3doctor.knowledge.catalog import load_catalog, rule_dirs
+from qwen3doctor.tools.ruletools import ReportCache, lint, rule_tests, run_test
 
 CATALOG = load_catalog(rule_dirs())
 CACHE = ReportCache(CATALOG)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 
-from ..explain import url_of
-from ..summary import Group, Summary
+from ..knowledge.lookup import url_of
+from ..judge.summary import Group, Summary
 from . import plain
 
 MAX_PER_LEVEL = 10

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ..fingerprint import FINGERPRINT_VERSION
-from ..summary import Outcome, Summary
+from ..judge.fingerprint import FINGERPRINT_VERSION
+from ..judge.summary import Outcome, Summary
 from . import plain
 
 SUITE = "qwen3doctor"

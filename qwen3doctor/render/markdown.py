@@ -12,10 +12,10 @@ import html
 import re
 
 from .. import __version__
-from ..explain import url_of
-from ..fingerprint import FINGERPRINT_VERSION
+from ..knowledge.lookup import url_of
+from ..judge.fingerprint import FINGERPRINT_VERSION
 from ..model import Report
-from ..summary import Group, Outcome, Summary, group_key
+from ..judge.summary import Group, Outcome, Summary, group_key
 from .plain import ENV_ORDER
 from .summary import verdict_line
 

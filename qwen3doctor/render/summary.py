@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 
-from ..fingerprint import FINGERPRINT_VERSION
-from ..summary import Group, Outcome, Summary
+from ..judge.fingerprint import FINGERPRINT_VERSION
+from ..judge.summary import Group, Outcome, Summary
 
 BAR_WIDTH = 24
 MAX_NAMES = 3

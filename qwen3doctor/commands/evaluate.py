@@ -1,0 +1,31 @@
+"""`qwen3doctor eval`: accuracy on a folder of labelled cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..errors import InputError
+from .common import DISABLE_OPT, RULES_OPT, SKIP_BAD_OPT, app, catalog_for
+
+
+@app.command("eval", help="Accuracy on a folder of labelled cases (<case>/log.txt + <case>/case.yaml).")
+def eval_cmd(
+    folder: Path = typer.Argument(..., help="Folder of cases."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    rules: Optional[List[str]] = RULES_OPT,
+    disable: Optional[List[str]] = DISABLE_OPT,
+    skip_bad_rules: bool = SKIP_BAD_OPT,
+) -> None:
+    from ..tools.evaluate import render_text, run_eval
+
+    if not folder.is_dir():
+        raise InputError(f"{folder}: not a folder")
+    result = run_eval(folder, catalog_for(rules, disable, skip_bad_rules))
+    if fmt == "json":
+        print(json.dumps({"figures": result.figures(), "cases": [r.__dict__ for r in result.results]}, indent=2))
+    else:
+        print(render_text(result), end="")

@@ -1,0 +1,305 @@
+"""Pure matching: (rule, scan) -> every clause hit, miss or unknown, each with the sentence that says why.
+
+No scoring here: rank.py alone decides how much a clause counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import vocab
+from ..knowledge.patterns import compile_pattern, gate_open
+from ..knowledge.catalog import PATTERN_TIMEOUT
+from ..model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
+from ..versions import at_or_past, in_range, parse_version
+
+HIT, MISS, UNKNOWN = "hit", "miss", "unknown"
+
+
+class PatternTimeout(Exception):
+    def __init__(self, rule_id: str, pattern: str):
+        super().__init__(f"rule {rule_id}: pattern {pattern!r} took too long and was skipped")
+        self.rule_id, self.pattern = rule_id, pattern
+
+
+def _search(pattern: Any, text: str, rule_id: str, source: str, *, full: bool = False) -> Any:
+    try:
+        if full:
+            return pattern.fullmatch(text, timeout=PATTERN_TIMEOUT)
+        return pattern.search(text, timeout=PATTERN_TIMEOUT)
+    except TimeoutError:
+        raise PatternTimeout(rule_id, source) from None
+
+
+def _short(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _where(crash: Crash) -> str:
+    return f" ({crash.process})" if crash.process else ""
+
+
+class Haystack:
+    """All text a scan's clauses search, joined once, so a clause whose anchors are absent skips its regexes."""
+
+    def __init__(self, scan: Scan, index=None):
+        parts = []
+        for crash in scan.crashes:
+            parts.extend(crash.functions)
+            parts.append(crash.exception_type or "")
+            parts.append(crash.message)
+            for chained in crash.chained:
+                parts.extend((chained.exception_type or "", chained.message))
+        parts.extend(scan.lines)
+        self.text = "\n".join(parts)
+        self.lower = self.text.lower()
+        self.lines = scan.lines
+        self.lines_lower = [line.lower() for line in scan.lines]
+        self._first: dict[str, int | None] = {}
+        # which rule literals occur anywhere: one multi-pattern pass, not a substring search per literal
+        self.present = index.present(self.text) if index is not None else None
+        # what a clause of each kind says when none of its anchors occurs (as clause_state decides it)
+        self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
+
+    def rules_out(self, rule: Rule) -> bool:
+        """True when every `match` alternative has a clause that misses without running a regex: the rule is
+        rejected, and evaluating it clause by clause would only say so more slowly."""
+        return bool(rule.match) and all(
+            any(self.absent[cl.kind] == MISS and not self.may_hit(cl) for cl in alt) for alt in rule.match
+        )
+
+    def has(self, literal: str, caseless: bool) -> bool:
+        if self.present is not None:
+            return (literal, caseless) in self.present
+        return literal in (self.lower if caseless else self.text)
+
+    def may_hit(self, clause: Clause) -> bool:
+        if clause.anchors is None:
+            return True
+        return any(self.has(lit, nocase) for lit, nocase in clause.anchors)
+
+    def first_line(self, clause: Clause, i: int, rule_id: str) -> int | None:
+        """Index of the first kept line pattern i of a log clause matches; computed once per pattern source,
+        however many rules share it."""
+        source = clause.sources[i]
+        if source not in self._first:
+            gate = (clause.gates or (None,) * len(clause.sources))[i]
+            pattern = compile_pattern("log", source)
+            found = None
+            for n, (line, low) in enumerate(zip(self.lines, self.lines_lower)):
+                if gate_open(gate, line, low) and _search(pattern, line, rule_id, source):
+                    found = n
+                    break
+            self._first[source] = found
+        return self._first[source]
+
+    def open_patterns(self, clause: Clause) -> tuple[int, ...]:
+        """Indexes of the clause's patterns whose literals all occur somewhere in the log's evidence."""
+        gates = clause.gates or (None,) * len(clause.sources)
+        return tuple(
+            i for i, gate in enumerate(gates)
+            if gate is None or any(all(self.has(lit, nocase) for lit in lits) for lits, nocase in gate)
+        )
+
+
+def _absent_state(kind: str, scan: Scan) -> str:
+    """The state clause_state gives a clause of this kind that has nothing to search."""
+    crashes = [c for c in scan.crashes if c.role != "wrapper"]
+    if kind == "frames":
+        return MISS if any(c.complete and c.frames and c.role != "consequence" for c in crashes) else UNKNOWN
+    if kind == "exception":
+        return MISS if any(c.exception_type for c in crashes) else UNKNOWN
+    if kind == "message":
+        return MISS if any(c.role != "consequence" for c in crashes if c.message or c.exception_type) else UNKNOWN
+    return MISS
+
+
+def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None) -> Evidence:
+    kind = clause.kind
+    crashes = [c for c in scan.crashes if c.role != "wrapper"]
+    search = hay is None or hay.may_hit(clause)
+    if kind == "frames":
+        for crash in scan.crashes if search else ():
+            for frame in reversed(crash.frames):
+                for pat, src in candidates(clause, frame.function, frame.function.lower()):
+                    if _search(pat, frame.function, rule_id, src, full=True):
+                        loc = f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}" if frame.file else "?"
+                        return _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src,
+                                    frame.function)
+        complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]
+        if complete:
+            deepest = complete[0].functions[-1]
+            return Evidence(label, MISS, f"the traceback ends in `{deepest}`, not in {_names(clause.sources)}")
+        return Evidence(label, UNKNOWN, f"no complete traceback to look for {_names(clause.sources)}")
+    if kind == "exception":
+        typed = [c for c in crashes if c.exception_type]
+        for crash in typed + list(_chained(typed)) if search else ():
+            for pat, src in candidates(clause, crash.exception_type, crash.exception_type.lower()):
+                if _search(pat, crash.exception_type, rule_id, src, full=True):
+                    return _hit(label, f"exception `{crash.exception_type}`{_where(crash)}", clause, src,
+                                crash.exception_type)
+        if typed:
+            return Evidence(label, MISS, f"the exception is `{typed[0].exception_type}`, not {_names(clause.sources)}")
+        return Evidence(label, UNKNOWN, "the log shows no exception type")
+    if kind == "message":
+        said = [c for c in crashes if c.message or c.exception_type]
+        for crash in said + list(_chained(said)) if search else ():
+            text = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
+            for pat, src in candidates(clause, text, text.lower()):
+                m = _search(pat, text, rule_id, src)
+                if m:
+                    return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src)
+        if any(c.role != "consequence" for c in said):
+            return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
+        if any(c.frames and not c.complete for c in crashes):
+            return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
+        return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
+    # log: the first line any of the clause's patterns matches
+    if search:
+        hay = hay if hay is not None else Haystack(scan)
+        first = None
+        for i in hay.open_patterns(clause):
+            at = hay.first_line(clause, i, rule_id)
+            if at is not None and (first is None or at < first):
+                first = at
+        if first is not None:
+            return Evidence(label, HIT, f"log line “{_short(scan.lines[first])}”")
+    return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
+
+
+GENERIC_MARK = " (generic)"
+
+
+def _hit(label: str, text: str, clause: Clause, source: str, subject: str = "") -> Evidence:
+    """A hit; one made by a generic pattern (the bare IMA message, a bare KeyError) says so, and counts as weak."""
+    return Evidence(label, HIT, text + (GENERIC_MARK if source in clause.generic_sources else ""), subject)
+
+
+def _chained(crashes: list[Crash]):
+    for crash in crashes:
+        yield from crash.chained
+
+
+def _names(sources: tuple[str, ...]) -> str:
+    shown = ", ".join(f"`{s}`" for s in sources[:4])
+    return shown + (f" (+{len(sources) - 4} more)" if len(sources) > 4 else "")
+
+
+def _condition(clause: str, value: Any, holds, hit: str, miss: str, unknown: str) -> Evidence:
+    """One `when` condition: unknown when the log lacks the fact, else hit or miss as `holds(value)` says."""
+    if value is None:
+        return Evidence(clause, UNKNOWN, unknown)
+    return Evidence(clause, HIT, hit) if holds(value) else Evidence(clause, MISS, miss)
+
+
+def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evidence:
+    """`flags` (wanted: one of them is set) or `not_flags` (none is); unknown without a serve command or config."""
+    names = ", ".join(flags)
+    seen = [f for f in flags if f in env.flags]
+    if seen:
+        return Evidence(clause, HIT, f"flag {seen[0]} is set") if wanted else Evidence(clause, MISS, f"{seen[0]} is set")
+    if env.flags_known:
+        return Evidence(clause, MISS, f"none of {names} is set") if wanted else Evidence(clause, HIT, f"{names} not set")
+    where = "no serve command or config in the log to check" if wanted else "no serve command or config to check"
+    return Evidence(clause, UNKNOWN, f"{where} {names}")
+
+
+def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
+    env = scan.environment
+    w = rule.when
+    engine = env.get("engine")
+    engines = "/".join(rule.engines)
+    out: list[Evidence] = [_condition(
+        "when.engine", engine, lambda e: e in rule.engines, f"engine {engine}",
+        f"the log is from {engine}; this rule is about {engines}",
+        f"the log does not say which engine ran (rule is for {engines})")]
+    if rule.families:
+        fam = env.get("family")
+        names = ", ".join(rule.families)
+        what = "not a Qwen3 model" if fam == vocab.OTHER else fam
+        hit_source = env.get("model") or (env.facts["family"].source if fam else "")
+        out.append(_condition(
+            "when.family", fam, lambda f: any(vocab.family_covers(r, f) for r in rule.families),
+            f"model family {fam} ({hit_source})", f"the model is {what} ({env.get('model') or '?'}); rule: {names}",
+            f"the model family is not in the log (rule: {names})"))
+    version = env.get("engine_version")
+    parsed = parse_version(str(version)) if version else None
+    if "engine_version" in w:
+        spec = rule.raw_when.get("engine_version")
+        out.append(_condition(
+            "when.engine_version", parsed, lambda v: in_range(v, w["engine_version"]),
+            f"{engine} {version} is within {spec}", f"{engine} {version} is outside {spec}",
+            f"no {engine or 'engine'} version in the log (rule: {spec})"))
+    if "quantization" in w:
+        quant = env.get("quantization")
+        names = ", ".join(w["quantization"])
+        out.append(_condition(
+            "when.quantization", quant, lambda q: any(vocab.quant_covers(r, q) for r in w["quantization"]),
+            f"quantization {quant}", f"quantization is {quant}, rule: {names}",
+            f"quantization not in the log (rule: {names})"))
+    if "gpu" in w:
+        gpu = env.get("gpu")
+        out.append(_condition(
+            "when.gpu", gpu, lambda g: _search(compile_pattern("plain", w["gpu"]), str(g), rule.id, "when.gpu"),
+            f"GPU {gpu}", f"GPU is {gpu}", "GPU not in the log"))
+    if "compute_capability" in w:
+        cc = env.get("compute_capability")
+        spec = rule.raw_when.get("compute_capability")
+        out.append(_condition(
+            "when.compute_capability", parse_version(f"{cc}.0") if cc else None,
+            lambda v: in_range(v, w["compute_capability"]), f"compute capability {cc}",
+            f"compute capability {cc} is outside {spec}", f"compute capability unknown (rule: {spec})"))
+    if "platform" in w:
+        plat = env.get("platform")
+        out.append(_condition("when.platform", plat, lambda p: p in w["platform"], f"platform {plat}",
+                              f"platform is {plat}", "platform not in the log"))
+    if "flags" in w:
+        out.append(_flags_condition("when.flags", w["flags"], env, wanted=True))
+    if "not_flags" in w:
+        out.append(_flags_condition("when.not_flags", w["not_flags"], env, wanted=False))
+    for key, pat in w.get("env", {}).items():
+        value = env.get(key)
+        out.append(_condition(
+            f"when.env.{key}", value,
+            lambda v, pat=pat, key=key: _search(compile_pattern("plain", pat), str(v), rule.id, f"when.env.{key}"),
+            f"{key} {value}", f"{key} is {value}", f"{key} not in the log"))
+    fixed = (rule.fixed_in or {}).get("version")
+    if fixed and parsed is not None:
+        if at_or_past(parsed, fixed):
+            out.append(Evidence("fixed_in", MISS, f"you are on {engine} {version}, fixed in {fixed}"))
+        else:
+            out.append(Evidence("fixed_in", HIT, f"you are on {engine} {version}, before the fix in {fixed}"))
+    return out
+
+
+def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
+    best: tuple[Evidence, ...] = ()
+    best_generic: dict[str, bool] = {}
+    rejected = bool(rule.match)
+    best_key = (-1, -1)
+    for i, alternative in enumerate(rule.match):
+        prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
+        states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
+        generic = {s.clause: s.text.endswith(GENERIC_MARK) for s in states}
+        if any(s.state == MISS for s in states):
+            if rejected and not best:
+                best, best_generic = states, generic
+            continue
+        hits = [s for s in states if s.state == HIT]
+        key = (sum(1 for s in hits if not generic[s.clause]), len(hits))
+        if rejected or key > best_key:
+            best, best_generic, best_key, rejected = states, generic, key, False
+    supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)
+    generic_all = dict(best_generic)
+    generic_all.update({s.clause: s.text.endswith(GENERIC_MARK) for s in supports})
+    return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)
+
+
+def candidates(clause: Clause, text: str, lower: str, only: tuple[int, ...] | None = None):
+    """(compiled pattern, source) for a clause's patterns whose literals all occur in text: the rest cannot match.
+    `only` limits the check to some pattern indexes (those already open on the whole log)."""
+    gates = clause.gates or (None,) * len(clause.sources)
+    for i in range(len(clause.sources)) if only is None else only:
+        if gate_open(gates[i], text, lower):
+            yield compile_pattern(clause.kind, clause.sources[i]), clause.sources[i]

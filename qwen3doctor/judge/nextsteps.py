@@ -1,0 +1,258 @@
+"""What to do next: the one fact that would separate the candidates, which lines to paste, generic triage.
+
+A differential diagnosis, in the spirit of a doctor's: when the top findings are close, or the top one rests
+on a condition the log does not show, name the single fact that tells them apart, what each candidate
+expects of it, and the command that reveals it ("your log shows no vLLM version; A needs >=0.16, B needs
+0.19.x: run `vllm --version` on that machine"). When the log holds only a wrapper error or a cut
+traceback, say which lines to paste. When nothing matched, give the crash class's generic triage.
+
+Everything here reads the findings' own evidence (each `when` clause's state and the rule's condition as
+match.py states it), so it needs no access to the rules themselves.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model import Environment, Evidence, Finding, Scan
+
+BY_CLASS = {
+    "illegal-memory-access": [
+        "Rerun with CUDA_LAUNCH_BLOCKING=1 so the traceback stops at the kernel that faulted, not a later call.",
+        "Try --enforce-eager (vLLM) or --disable-cuda-graph (SGLang): if the crash goes away, the CUDA-graph path is involved.",
+        "Lower concurrency (--max-num-seqs / --max-running-requests) to see whether it only happens under load.",
+    ],
+    "device-assert": [
+        "Rerun with CUDA_LAUNCH_BLOCKING=1 to find the kernel whose assertion fired.",
+        "Check the request that triggered it (token ids out of vocabulary, sampling parameters).",
+    ],
+    "out-of-memory": [
+        "Lower --gpu-memory-utilization / --mem-fraction-static, --max-model-len / --context-length, or --max-num-seqs.",
+        "Use more GPUs (--tensor-parallel-size) or a quantized checkpoint.",
+    ],
+    "nccl": [
+        "Rerun with NCCL_DEBUG=INFO to see which rank and transport failed first.",
+        "Check that every rank can reach the others (firewall, NCCL_SOCKET_IFNAME, shared memory size --shm-size).",
+    ],
+    "no-kernel-image": [
+        "The installed wheel was not built for this GPU's compute capability: use a build for your architecture.",
+    ],
+    "weight-loading": [
+        "Check that the checkpoint matches the engine version and quantization method (config.json quantization_config).",
+    ],
+    "version-mismatch": [
+        "Compare the installed engine, transformers and torch versions with what the model card asks for (`qwen3doctor env`).",
+    ],
+}
+GENERIC = [
+    "Paste the whole log from the serve command to the first traceback: the first failing process's traceback is what tells causes apart.",
+]
+CLOSE = 0.15  # two findings this close in score (or the second this near the first) are a differential, not a diagnosis
+RATIO = 0.6
+
+# the facts a `when` clause asks about, in the order they best separate candidates
+ORDER = ("when.engine_version", "when.quantization", "when.compute_capability", "when.gpu", "when.flags",
+         "when.not_flags", "when.family", "when.platform", "fixed_in")
+_SPEC = re.compile(r"\(rule: (?P<spec>[^)]*)\)\s*$")
+_FLAGS_IN_TEXT = re.compile(r"--[\w-]+")
+
+
+def next_steps(scan: Scan, findings: list[Finding]) -> list[str]:
+    steps: list[str] = []
+    env = scan.environment
+    primary = scan.crashes[0] if scan.crashes else None
+    steps.extend(paste_steps(scan, findings))
+    covered: set[str] = set()
+    if findings:
+        step, facts = differential(findings, env)
+        if step:
+            steps.append(step)
+            covered |= facts
+    thin = bool(findings) and findings[0].confidence != "high" or primary is not None and not findings
+    if thin:
+        missing = [(key, text) for key, text in _missing_facts(env) if key not in covered]
+        if missing:
+            steps.append("The log does not show " + "; ".join(t for _, t in missing)
+                         + ": add them (or pass --engine-version / --model / --gpu, or --env-auto on the machine that crashed).")
+    if not findings and primary is not None:
+        steps.extend(BY_CLASS.get(primary.crash_class, []))
+        steps.extend(GENERIC)
+    return list(dict.fromkeys(steps))
+
+
+# -- which lines to paste ---------------------------------------------------------------------------
+def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
+    """The lines a wrapper-only or cut log is missing, named the way they appear in a vLLM / SGLang log."""
+    primary = scan.crashes[0] if scan.crashes else None
+    if primary is None:
+        return []
+    engine = scan.environment.get("engine")
+    if primary.role == "wrapper":
+        said = (primary.message or primary.exception_type or "")[:80]
+        if engine == "sglang":
+            where = ("the lines above it from the first rank that failed: the `Scheduler hit an exception: Traceback "
+                     "(most recent call last):` block of a `[... TP0]`-tagged process, down to its last line (the exception)")
+        elif engine == "vllm":
+            where = ("the lines above it: the first `Traceback (most recent call last):` printed by the engine core or a "
+                     "worker (lines tagged `(EngineCore_DP0 pid=...)`, `(Worker_TP0 pid=...)` or `(VllmWorker rank=0 ...)`), "
+                     "down to its last line (the exception)")
+        else:
+            where = ("the lines above it: the first `Traceback (most recent call last):` of the engine core, worker or "
+                     "TP0 scheduler process, down to its last line (the exception)")
+        tip = " If the console cut it, rerun with `2>&1 | tee server.log` and paste from the file."
+        return [f"The log holds only a wrapper error (“{said}”): paste {where}.{tip}"]
+    if primary.frames and not primary.complete and (not findings or findings[0].confidence == "low"):
+        proc = f" of process {primary.process}" if primary.process else ""
+        return [f"The traceback{proc} stops before its exception line: paste it down to the line that names the "
+                "exception (`SomeError: ...`) and the few lines after it."]
+    if not primary.frames and not findings and primary.exception_type is None:
+        return ["The log has the error line but no traceback: paste the `Traceback (most recent call last):` block printed above it."]
+    if not primary.frames and not findings:
+        return ["The log has the error line but no traceback: paste the traceback printed above it."]
+    return []
+
+
+# -- the separating fact ----------------------------------------------------------------------------
+def differential(findings: list[Finding], env: Environment) -> tuple[str | None, set[str]]:
+    """One sentence naming the fact that would separate the top candidates (or confirm the top one), or None.
+    Also returns the environment keys it covered, so the generic "missing facts" step does not repeat them."""
+    top = findings[0]
+    if len(findings) >= 2:
+        second = findings[1]
+        if top.score - second.score < CLOSE or second.score >= RATIO * top.score:
+            for clause in ORDER:
+                a, b = _when(top, clause), _when(second, clause)
+                if _separates(a, b):
+                    return _differential_sentence(top, second, clause, a, b, env), {_FACT_KEY.get(clause, clause)}
+            frames = [f for f in (top, second) if _state(f, "match.frames") == "unknown"]
+            if frames:
+                return (f"{top.rule_id} and {second.rule_id} are both possible; the complete traceback of the first "
+                        "failing process would tell them apart (its deepest frames name the kernel that failed)."), set()
+    if top.confidence == "high":
+        return None, set()
+    for clause in ORDER:
+        ev = _when(top, clause)
+        if ev is not None and ev.state == "unknown" and clause != "fixed_in":
+            what, how = _fact_and_how(clause, ev, env)
+            spec = _spec(ev)
+            if clause == "when.not_flags":
+                needs = f" (it applies only without {_expect(clause, spec, env)})" if spec else ""
+            else:
+                needs = f" (it needs {_expect(clause, spec, env)})" if spec else ""
+            return (f"The top finding, {top.rule_id}, depends on {what}, which the log does not show{needs}: {how}."), {
+                _FACT_KEY.get(clause, clause)}
+    return None, set()
+
+
+_FACT_KEY = {
+    "when.engine_version": "engine_version", "when.quantization": "quantization", "when.compute_capability": "gpu",
+    "when.gpu": "gpu", "when.family": "model", "when.flags": "flags", "when.not_flags": "flags",
+    "when.platform": "platform",
+}
+
+
+def _when(f: Finding, clause: str) -> Evidence | None:
+    for ev in f.evidence:
+        if ev.clause == clause:
+            return ev
+    return None
+
+
+def _state(f: Finding, clause: str) -> str | None:
+    ev = _when(f, clause)
+    return ev.state if ev else None
+
+
+def _spec(ev: Evidence | None) -> str | None:
+    if ev is None:
+        return None
+    m = _SPEC.search(ev.text)
+    if m:
+        return m.group("spec")
+    flags = _FLAGS_IN_TEXT.findall(ev.text)
+    return ", ".join(flags) if flags else None
+
+
+def _separates(a: Evidence | None, b: Evidence | None) -> bool:
+    """The fact is unknown, and the two candidates ask different things of it (one asks, the other does not,
+    or they ask for different values)."""
+    if not any(ev is not None and ev.state == "unknown" for ev in (a, b)):
+        return False
+    if a is None or b is None:
+        return True
+    return _spec(a) != _spec(b)
+
+
+def _differential_sentence(top: Finding, second: Finding, clause: str, a: Evidence | None, b: Evidence | None,
+                           env: Environment) -> str:
+    ev = a if a is not None and a.state == "unknown" else b
+    what, how = _fact_and_how(clause, ev, env)
+
+    def expects(f: Finding, e: Evidence | None) -> str:
+        if e is None:
+            return f"{f.rule_id} does not depend on it"
+        spec = _spec(e)
+        verb = "must not have" if clause == "when.not_flags" else "needs"
+        return f"{f.rule_id} {verb} {_expect(clause, spec, env)}" if spec else f"{f.rule_id} depends on it"
+
+    return (f"To tell {top.rule_id} from {second.rule_id}: the log does not show {what}, and they differ on it "
+            f"({expects(top, a)}; {expects(second, b)}). {how[0].upper() + how[1:]}.")
+
+
+def _expect(clause: str, spec: str, env: Environment) -> str:
+    """A rule's condition in words: `vLLM >=0.16.0rc0`, `an fp8 checkpoint`, `a qwen3.5 / qwen3-next model`."""
+    if clause in ("when.engine_version", "fixed_in"):
+        name = {"vllm": "vLLM", "sglang": "SGLang"}.get(env.get("engine") or "", "")
+        return f"{name} {spec}".strip()
+    if clause == "when.quantization":
+        words = " or ".join(s.strip() for s in spec.split(","))
+        return f"{'an' if words[:1] in 'aeiou' else 'a'} {words} checkpoint"
+    if clause == "when.family":
+        return "a " + " / ".join(s.strip() for s in spec.split(",")) + " model"
+    if clause == "when.compute_capability":
+        return f"compute capability {spec}"
+    if clause in ("when.flags", "when.not_flags"):
+        return " or ".join(s.strip() for s in spec.split(","))
+    return spec
+
+
+def _fact_and_how(clause: str, ev: Evidence | None, env: Environment) -> tuple[str, str]:
+    engine = env.get("engine")
+    name = {"vllm": "vLLM", "sglang": "SGLang"}.get(engine or "", "engine")
+    if clause in ("when.engine_version", "fixed_in"):
+        cmd = {"vllm": "`vllm --version`", "sglang": "`python -m sglang.check_env`"}.get(
+            engine or "", "`vllm --version` or `python -m sglang.check_env`")
+        return (f"the {name} version",
+                f"run {cmd} (or `qwen3doctor env`) on the machine that crashed and pass --engine-version, or rerun the "
+                "diagnosis there with --env-auto")
+    if clause == "when.quantization":
+        return ("the checkpoint's quantization",
+                "look at `quantization_config` in the model's config.json (or the `quantization=` field of the engine's "
+                "config line) and pass --quantization")
+    if clause in ("when.compute_capability", "when.gpu"):
+        return ("the GPU model", "run `nvidia-smi --query-gpu=name,compute_cap --format=csv` (or `qwen3doctor env`) and pass --gpu")
+    if clause in ("when.flags", "when.not_flags"):
+        how = {
+            "vllm": "paste the full `vllm serve ...` command (or the `non-default args: {...}` line vLLM prints at start-up)",
+            "sglang": "paste the full `python -m sglang.launch_server ...` command (or the `server_args=ServerArgs(...)` line SGLang prints at start-up)",
+        }.get(engine or "", "paste the full `vllm serve ...` / `python -m sglang.launch_server ...` command (or vLLM's "
+                            "`non-default args:` line, SGLang's `server_args=ServerArgs(...)` line)")
+        return ("the serve command's flags", how)
+    if clause == "when.family":
+        return ("the model", "paste the serve command with the model name, or pass --model")
+    if clause == "when.platform":
+        return ("whether this is CUDA, ROCm or an NPU",
+                "run `python -c \"import torch; print(torch.version.cuda, torch.version.hip)\"` (or `qwen3doctor env`)")
+    key = clause.rsplit(".", 1)[-1]
+    return (f"`{key}`", f"pass --env {key}=VALUE")
+
+
+def _missing_facts(env: Environment) -> list[tuple[str, str]]:
+    out = []
+    if env.get("engine_version") is None:
+        out.append(("engine_version", "the engine version (`vllm --version`, `python -m sglang.check_env` or `qwen3doctor env`)"))
+    if env.get("model") is None and env.get("family") is None:
+        out.append(("model", "the serve command with the model"))
+    if env.get("gpu") is None:
+        out.append(("gpu", "the GPU (`nvidia-smi`)"))
+    return out

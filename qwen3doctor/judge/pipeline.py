@@ -1,0 +1,175 @@
+"""The pipeline: reader -> prefixes -> crash + environment -> match -> rank -> Report."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+from ..read import environment as envmod
+from ..knowledge.catalog import Catalog
+from ..read.crash import CrashParser
+from .match import Haystack, PatternTimeout, evaluate
+from ..model import Environment, Fact, Report, Scan, Verdict
+from .nextsteps import next_steps
+from ..read.prefixes import peel_record
+from ..read.reader import LineSource
+from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
+from .rank import rank, score
+
+MAX_KEPT_LINES = 4000  # lines kept for `log` clauses
+# lines of request logging (vLLM --enable-log-requests / --enable-log-outputs, SGLang --log-requests)
+REQUEST_ECHO = ("Received request ", "Generated response ", "Receive: obj=", "Finish: obj=", "Added request ")
+
+
+@dataclass
+class Overrides:
+    """What the user said on the command line (highest precedence) and in an --env-file (next); below the
+    log, this machine's facts (`--env-auto`, lowest)."""
+
+    options: dict[str, str] = field(default_factory=dict)
+    env_file: dict[str, Fact] = field(default_factory=dict)
+    env_file_flags: set[str] = field(default_factory=set)
+    env_file_engine: str | None = None  # the engine an env file speaks for (collect-env: vllm, check_env: sglang)
+    local: dict[str, Fact] = field(default_factory=dict)  # qwen3doctor env facts, used where the log is silent
+
+
+OPTION_KEYS = ("engine", "engine_version", "model", "quantization", "gpu")
+
+
+def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Scan:
+    """One pass over a log: the prefilter picks the lines worth reading; crashes, environment and the lines
+    rule `log` patterns care about come out of those."""
+    prefilter = prefilter or prefilter_for(catalog)
+    parser = CrashParser()
+    collector = envmod.EnvCollector()
+    kept: list[str] = []
+    kept_tail: list[str] = []
+    nonblank = 0
+    for line_no, line, why in selected_lines(source, prefilter):
+        if not line or line.isspace():
+            parser.feed(line_no, None, "", False)
+            continue
+        nonblank += 1
+        process, text, record = peel_record(line)
+        if text.startswith(REQUEST_ECHO):
+            continue  # a prompt or an output echoed by request logging says nothing about the server
+        if why & (CRASH | RULE) or parser.reading(process):
+            parser.feed(line_no, process, text, process is not None, record)
+        if why & ENV:
+            collector.feed(text, process)
+        if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
+            if len(kept) < MAX_KEPT_LINES // 2:
+                kept.append(text)
+            else:
+                kept_tail.append(text)
+                if len(kept_tail) > MAX_KEPT_LINES // 2:
+                    del kept_tail[: MAX_KEPT_LINES // 4]
+    crashes = parser.finish()
+    collector.note_frames(crashes)
+    env = merge_environment(collector, overrides or Overrides())
+    warnings = list(source.warnings)
+    if parser.dropped:
+        warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
+    return Scan(tuple(crashes), tuple(kept + kept_tail), env, nonblank, tuple(warnings))
+
+
+def literal_index_for(catalog: Catalog) -> LiteralIndex:
+    cached = catalog.__dict__.get("_literal_index")
+    if cached is None:
+        cached = catalog.__dict__["_literal_index"] = LiteralIndex(catalog.literals())
+    return cached
+
+
+def prefilter_for(catalog: Catalog, backend: str | None = None) -> Prefilter:
+    key = ("_prefilter", backend)
+    cached = catalog.__dict__.get("_prefilters", {}).get(key)
+    if cached is None:
+        cached = make_prefilter(catalog.log_anchors(), backend=backend)
+        catalog.__dict__.setdefault("_prefilters", {})[key] = cached
+    return cached
+
+
+def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> Environment:
+    """Precedence, one rule everywhere: options > --env-file > the log. Conflicts are reported."""
+    log_facts = collector.facts(derived=False)
+    merged: dict[str, Fact] = dict(log_facts)
+    conflicts = []
+    for key, fact in overrides.env_file.items():
+        if key in merged and str(merged[key].value) != str(fact.value) and key in ("vllm", "sglang", "torch", "gpu", "model"):
+            conflicts.append(f"{key}: the log says {merged[key].value}, the env file says {fact.value} (env file wins)")
+        merged[key] = fact
+    for key, value in overrides.options.items():
+        if value is None:
+            continue
+        fact = Fact(value, "option")
+        if key == "model":
+            merged.pop("served_model_name", None)
+        old = merged.get(key)
+        if old is not None and str(old.value) != str(value):
+            conflicts.append(f"{key}: the log says {old.value}, --{key.replace('_', '-')} says {value} (option wins)")
+        merged[key] = fact
+    if "quantization" in overrides.options:
+        from .. import vocab
+
+        q = vocab.quantization_of(overrides.options["quantization"]) or overrides.options["quantization"]
+        merged["quantization"] = Fact(q, "option")
+    votes = collector.engine_votes
+    derived = dict(merged)
+    if "engine_version" in derived and "engine" in derived:
+        pass
+    envmod.derive(derived, votes)
+    # a derived engine version must follow an overridden engine
+    if "engine" in overrides.options and "engine_version" not in overrides.options:
+        engine = overrides.options["engine"]
+        if engine in derived:
+            derived["engine_version"] = derived[engine]
+        elif "engine_version" in derived and derived["engine_version"].source != "option":
+            derived.pop("engine_version")
+    flags = set(collector.flags) | overrides.env_file_flags
+    env = envmod.build(derived, flags, collector.flags_known, tuple(conflicts))
+    if overrides.env_file_engine or overrides.local:
+        from ..read.localenv import layered
+
+        env = layered(env, overrides.env_file_engine, overrides.local)
+    return env
+
+
+def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
+    findings = []
+    warnings = list(scan.warnings)
+    hay = Haystack(scan, literal_index_for(catalog))
+    for rule in catalog.rules.values():
+        if hay.rules_out(rule):
+            continue
+        try:
+            rm = evaluate(rule, scan, hay)
+        except PatternTimeout as exc:
+            warnings.append(str(exc))
+            continue
+        finding = score(rm, scan)
+        if finding is not None:
+            findings.append(finding)
+    ranked = rank(findings)
+    if scan.lines_read == 0:
+        verdict = Verdict.NOTHING
+    elif ranked:
+        verdict = Verdict.FOUND
+    elif scan.crashes:
+        verdict = Verdict.UNEXPLAINED
+    else:
+        verdict = Verdict.CLEAN
+    warnings.extend(scan.environment.conflicts)
+    return Report(
+        source=source, verdict=verdict, environment=scan.environment, crashes=scan.crashes,
+        findings=tuple(ranked), next_steps=tuple(next_steps(scan, ranked)), warnings=tuple(warnings),
+        lines_read=scan.lines_read,
+    )
+
+
+def diagnose_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:
+    return diagnose_scan(scan_source(source, catalog, overrides, prefilter), catalog, source.name)
+
+
+def diagnose_text(text: str, catalog: Catalog, source: str = "-", overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:
+    """Diagnose a log held in memory (tests, rule tests): the same path as a file."""
+    return diagnose_source(LineSource(source, io.BytesIO(text.encode("utf-8"))), catalog, overrides, prefilter)

@@ -1,0 +1,439 @@
+"""`qwen3doctor check -- vllm serve MODEL FLAGS...`: known crashes of a planned launch, before it runs.
+
+Two sources of warnings, both data-driven:
+
+  rules   every rule's `when` conditions (engine, family, version, quantization, GPU, flags, ...) evaluated
+          against the planned command plus the environment. No crash exists yet, so only a *combination*
+          counts: a rule warns when at least two of its specific conditions hold (the family, a flag, the
+          quantization, the GPU / compute capability, the platform, an env fact, or a version window with an
+          upper bound) and none is contradicted. When one of them is unknown (no engine version, no GPU)
+          the rule is listed as *possible*, grouped by the fact that would decide it.
+  shapes  the bundled table of Qwen3-family shapes (data/model_shapes.yaml): attention / KV / Gated DeltaNet
+          heads, MLP, expert and shared-expert widths against the TP / EP sizes, the 128-wide FP8 blocks,
+          the vision tower's 16 heads, --max-model-len against max_position_embeddings, the GPU count. A shape
+          problem that a rule documents (fp8-block-quant-tp-indivisible, ...) carries that rule's references.
+
+Verdict: "warning" (exit 1) when a known crash applies, "possible" (exit 3) when one may apply but a deciding
+fact is unknown, "clean" (exit 0) otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from ..read import environment as envmod
+from .. import vocab
+from ..knowledge.catalog import Catalog
+from ..knowledge.shapes import shapes_of, shapes_table
+from .match import when_states
+from ..model import Environment, Fact, Fix, Rule, RuleMatch, Scan
+from .rank import fixes_for
+from ..versions import parse_version
+
+WARNING, POSSIBLE, NOTE = "warning", "possible", "note"
+SPECIFIC = {"when.family", "when.flags", "when.quantization", "when.gpu", "when.compute_capability", "when.platform"}
+LAUNCHERS = {
+    "vllm": "vllm serve",
+    "sglang": "python -m sglang.launch_server",
+}
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One known-bad combination (or a likely one) that a serve command or environment shows."""
+
+    level: str  # warning | possible | note
+    key: str  # the rule id, or `shape:<check>` / `gpu:<check>`
+    title: str
+    because: tuple[str, ...]  # the conditions that hold / the arithmetic
+    unknown: tuple[str, ...] = ()  # what is not known (possible alerts)
+    decided_by: str | None = None  # the fact that would decide a possible alert (engine_version, gpu, ...)
+    references: tuple[str, ...] = ()
+    status: str | None = None
+    fixes: tuple[Fix, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Everything `check` concluded about one serve command and environment."""
+
+    command: str
+    environment: Environment
+    alerts: tuple[Alert, ...]
+    checked: tuple[str, ...] = ()  # checks that passed, in words
+    not_checked: tuple[str, ...] = ()  # what could not be checked and why
+    shapes_of: str | None = None  # the shapes-table model used
+
+    @property
+    def verdict(self) -> str:
+        levels = {a.level for a in self.alerts}
+        if WARNING in levels:
+            return WARNING
+        if POSSIBLE in levels:
+            return POSSIBLE
+        return "clean"
+
+
+# -- the planned command ----------------------------------------------------------------------------
+def planned_command(tokens: list[str], engine: str | None = None) -> str:
+    """The command as one line; bare flags (`--model X --tp 2`) get the engine's launcher in front."""
+    if not tokens:
+        raise ValueError("no command to check: give it after `--`, e.g. qwen3doctor check -- vllm serve Qwen/Qwen3-8B")
+    line = shlex.join(tokens)
+    if envmod._SERVE.search(line) or "docker run" in line:
+        return line
+    if engine is None:
+        engine = "sglang" if any(t.startswith(("--model-path", "--tp-size", "--tp=", "--mem-fraction")) or t == "--tp"
+                                 for t in tokens) else "vllm"
+    if engine == "vllm" and not tokens[0].startswith("-"):
+        return "vllm serve " + line  # `check Qwen/Qwen3-8B --tensor-parallel-size 2`
+    return f"{LAUNCHERS[engine]} {line}"
+
+
+def plan_environment(command: str, overrides) -> Environment:
+    """The environment of a planned launch: the command read as a log line would be, under the options and the
+    env file, over this machine's facts (`overrides.local`). Sources say `command`, not `log`."""
+    from .pipeline import merge_environment
+
+    collector = envmod.EnvCollector()
+    collector.feed(command)
+    env = merge_environment(collector, overrides)
+    facts = {k: Fact(v.value, _relabel(v.source)) for k, v in env.facts.items()}
+    model = str(facts["model"].value) if "model" in facts else ""
+    if "quantization" not in facts and re.match(r"(?i)qwen/qwen3", model) and shapes_of(model) is not None:
+        # an official release named without a quantization suffix is the BF16 checkpoint
+        facts["quantization"] = Fact("bf16", "command (an official Qwen id without a quantization suffix is BF16)")
+    conflicts = tuple(c.replace("the log says", "the command says").replace("(the log wins)", "(the command wins)")
+                      for c in env.conflicts)
+    return Environment(facts=facts, flags=env.flags, flags_known=True, conflicts=conflicts)
+
+
+def _relabel(source: str) -> str:
+    if source == "log" or source.startswith("log: serve command"):
+        return "command" + source[len("log: serve command"):] if source != "log" else "command"
+    return "command: " + source[5:] if source.startswith("log: ") else source
+
+
+def flag_values(command: str) -> dict[str, str]:
+    """Canonical flag -> its value ('' for a switch) in a planned command."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        tokens = command.split()
+    out: dict[str, str] = {}
+    for i, tok in enumerate(tokens):
+        if tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", tok):
+            flag = envmod.canonical_flag(tok)
+            if "=" in tok:
+                out[flag] = tok.split("=", 1)[1]
+            elif i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
+                out[flag] = tokens[i + 1]
+            else:
+                out[flag] = ""
+    return out
+
+
+def _int(value) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def shape_alerts(env: Environment, flags: dict[str, str], catalog: Catalog) -> tuple[list[Alert], list[str], list[str], str | None]:
+    """(alerts, checks passed, not checked, the table entry used)."""
+    alerts: list[Alert] = []
+    passed: list[str] = []
+    not_checked: list[str] = []
+    model = env.get("model")
+    found = shapes_of(model)
+    engine = env.get("engine") or "vllm"
+    tp = _int(env.get("tp")) or 1
+    pp = _int(env.get("pp")) or 1
+    dp = _int(env.get("dp")) or 1
+    _gpu_count_alert(env, tp * pp * dp, tp, pp, dp, alerts, passed)
+    if found is None:
+        not_checked.append(f"TP / EP / FP8-block divisibility: {model or 'the model'} is not in the bundled shapes table "
+                           f"({', '.join(shapes_table()['models'])})" if model else "model shapes: the command names no model")
+        return alerts, passed, not_checked, None
+    name, s = found
+    block = shapes_table()["fp8_block_size"]
+    quant = env.get("quantization")
+    fp8_block = quant == "fp8-block" and not re.search(r"(?i)fp8[-_]?dynamic|fp8[-_]?static|w8a8", str(model))
+    if engine == "sglang":
+        ep = _int(flags.get("--ep-size")) or (tp if "--enable-ep-moe" in flags else 1)
+        moe_tp = max(1, tp // ep) if ep > 1 else tp
+    else:
+        ep = tp * dp if "--enable-expert-parallel" in flags else 1
+        moe_tp = 1 if ep > 1 else tp
+
+    if tp == 1 and moe_tp == 1:
+        passed.append("TP 1: no weight is split, so no divisibility limit applies")
+
+    def split(label: str, size, ways: int, key: str, *, blocks: bool = True, rule: str | None = None) -> None:
+        if size is None or ways <= 1:
+            return
+        if size % ways:
+            alerts.append(_shape_alert(key, f"{label} {size} cannot be split over {ways} ranks",
+                                       (f"{size} / {ways} = {size / ways:g}, not a whole number",), catalog, rule, env,
+                                       valid=_valid_sizes(size, 1, tp)))
+            return
+        per = size // ways
+        if blocks and fp8_block and per % block:
+            alerts.append(_shape_alert(
+                "shape:fp8-block", f"{label} {size} over {ways} ranks leaves {per} per rank, not a multiple of the FP8 block ({block})",
+                (f"quantization {quant}: weights are stored in {block}x{block} blocks", f"{size} / {ways} = {per}; {per} % {block} = {per % block}"),
+                catalog, "fp8-block-quant-tp-indivisible", env, valid=_valid_sizes(size, block, tp)))
+            return
+        passed.append(f"{label} {size} / {ways} = {per}" + (f" (a multiple of the FP8 block {block})" if blocks and fp8_block else ""))
+
+    heads = s.get("num_attention_heads")
+    split("attention heads", heads, tp, "shape:attention-heads", blocks=False)
+    kv = s.get("num_key_value_heads")
+    if kv is not None and tp > 1:
+        if tp > kv:
+            if tp % kv:
+                alerts.append(_shape_alert("shape:kv-heads", f"{kv} KV heads cannot be replicated evenly over TP {tp}",
+                                           (f"TP {tp} is larger than the {kv} KV heads and not a multiple of them",), catalog, None, env,
+                                           valid=_valid_sizes(heads or kv, 1, tp)))
+            else:
+                alerts.append(Alert(NOTE, "shape:kv-heads", f"{kv} KV heads over TP {tp}: each KV head is replicated {tp // kv}x",
+                                    (f"TP {tp} > {kv} KV heads: the KV cache is duplicated on {tp // kv} ranks, wasting memory",)))
+        else:
+            split("KV heads", kv, tp, "shape:kv-heads", blocks=False)
+    split("Gated DeltaNet key heads", s.get("linear_num_key_heads"), tp, "shape:linear-heads", blocks=False)
+    split("Gated DeltaNet value heads", s.get("linear_num_value_heads"), tp, "shape:linear-heads", blocks=False)
+    split("MLP intermediate size", s.get("intermediate_size") if not s.get("num_experts") else None, tp, "shape:mlp")
+    if s.get("num_experts"):
+        split("expert intermediate size", s.get("moe_intermediate_size"), moe_tp, "shape:experts")
+        split("shared-expert intermediate size", s.get("shared_expert_intermediate_size"), tp, "shape:shared-expert")
+        if ep > 1:
+            if s["num_experts"] % ep:
+                alerts.append(Alert(NOTE, "shape:ep", f"{s['num_experts']} experts do not split evenly over EP {ep}",
+                                    (f"{s['num_experts']} / {ep} = {s['num_experts'] / ep:g}: some ranks hold more experts than others",)))
+            else:
+                passed.append(f"{s['num_experts']} experts / EP {ep} = {s['num_experts'] // ep} per rank")
+    _vision_alert(s, tp, flags, engine, env, catalog, alerts, passed)
+    _length_alert(s, env, flags, catalog, alerts, passed, name)
+    missing = [f for f in ("num_attention_heads", "hidden_size") if f not in s]
+    if missing or (s.get("num_experts") and "moe_intermediate_size" not in s):
+        not_checked.append(f"{name}: the bundled table has no confirmed {', '.join(missing) or 'expert sizes'}, so those splits were not checked")
+    return alerts, passed, not_checked, name
+
+
+def _valid_sizes(size: int, block: int, upto: int) -> list[int]:
+    out = []
+    n = 1
+    while n <= max(upto * 2, 8):
+        if size % n == 0 and (size // n) % block == 0:
+            out.append(n)
+        n *= 2
+    return out
+
+
+def _shape_alert(key: str, title: str, because: tuple[str, ...], catalog: Catalog, rule_id: str | None, env: Environment,
+                 *, valid: list[int]) -> Alert:
+    engine = env.get("engine") or "vllm"
+    flag = "--tp-size" if engine == "sglang" else "--tensor-parallel-size"
+    fixes = []
+    smaller = [v for v in valid if v < (_int(env.get("tp")) or 1)]
+    if smaller:
+        fixes.append(Fix(f"Use a TP size that divides evenly ({', '.join(map(str, valid))} work for this model)",
+                         _replace_flag(env, flag, str(smaller[-1])), "fewer GPUs per replica; run data-parallel replicas to use the rest"))
+    rule = catalog.lookup(rule_id) if rule_id else None
+    references: tuple[str, ...] = ()
+    status = None
+    if rule is not None:
+        references, status = rule.references, rule.status
+        rm = RuleMatch(rule, (), (), (), False)
+        launcher = "python -m sglang" if engine == "sglang" else "vllm serve"
+        templates = {f.title: f.command for f in rule.fixes}
+        fixes += [f for f in fixes_for(rm, env) if (not f.command or f.command.startswith(launcher))
+                  and not (smaller and _TP_VALUE.search(templates.get(f.title, "")))]  # a fixed TP size: computed above
+    return Alert(WARNING, rule_id or key, title, because, references=references, status=status, fixes=tuple(fixes))
+
+
+_TP_VALUE = re.compile(r"(?:--tp|--tp-size|--tensor-parallel-size|-tp)[ =]\d")
+
+
+def _replace_flag(env: Environment, flag: str, value: str) -> str:
+    command = str(env.get("serve_command") or "")
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return command
+    out, i, done = [], 0, False
+    while i < len(tokens):
+        tok = tokens[i]
+        name = envmod.canonical_flag(tok) if tok.startswith("-") else None
+        if name in (envmod.canonical_flag(flag), "--tensor-parallel-size", "--tp-size") and not done:
+            out += [flag, value]
+            i += 1 if "=" in tok else 2
+            done = True
+            continue
+        out.append(tok)
+        i += 1
+    if not done:
+        out += [flag, value]
+    for i, tok in enumerate(out[:-1]):  # an EP size above the new TP size is not valid either (SGLang)
+        if tok in ("--ep-size", "--ep") and out[i + 1].isdigit() and int(out[i + 1]) > int(value):
+            out[i + 1] = value
+    return shlex.join(out)
+
+
+def _gpu_count_alert(env: Environment, need: int, tp: int, pp: int, dp: int, alerts: list[Alert], passed: list[str]) -> None:
+    have = _int(env.get("gpu_count"))
+    if have is None:
+        return  # a GPU name alone (--gpu) does not say how many there are
+    parts = " x ".join(f"{n} {k}" for n, k in ((tp, "TP"), (pp, "PP"), (dp, "DP")) if n > 1) or "1"
+    source = env.facts["gpu_count"].source
+    if need > have:
+        alerts.append(Alert(WARNING, "gpu:count", f"The launch needs {need} GPUs ({parts}) but {have} are available",
+                            (f"{have} GPU(s) known from {source}",),
+                            fixes=(Fix("Lower the parallel sizes to the GPUs you have (or set CUDA_VISIBLE_DEVICES on a bigger node)", "", ""),)))
+    else:
+        passed.append(f"{need} GPU(s) needed, {have} available")
+
+
+def _vision_alert(s: dict, tp: int, flags: dict[str, str], engine: str, env: Environment, catalog: Catalog,
+                  alerts: list[Alert], passed: list[str]) -> None:
+    heads = s.get("vision_num_heads")
+    if heads is None or tp <= 1 or engine != "vllm":
+        return
+    if "--language-model-only" in flags or flags.get("--mm-encoder-tp-mode") == "data":
+        passed.append("vision tower: not sharded (--language-model-only / --mm-encoder-tp-mode data)")
+        return
+    if heads % tp:
+        rule = catalog.lookup("vision-heads-not-divisible-by-tp")
+        rm = RuleMatch(rule, (), (), (), False) if rule else None
+        alerts.append(Alert(WARNING, "vision-heads-not-divisible-by-tp" if rule else "shape:vision-heads",
+                            f"The vision tower's {heads} attention heads cannot be split over TP {tp}",
+                            (f"{heads} / {tp} = {heads / tp:g}",),
+                            references=rule.references if rule else (), status=rule.status if rule else None,
+                            fixes=fixes_for(rm, env) if rm else ()))
+    else:
+        passed.append(f"vision heads {heads} / {tp} = {heads // tp}")
+
+
+def _length_alert(s: dict, env: Environment, flags: dict[str, str], catalog: Catalog, alerts: list[Alert],
+                  passed: list[str], name: str) -> None:
+    mpe, want = s.get("max_position_embeddings"), _int(env.get("max_model_len"))
+    if mpe is None or want is None:
+        return
+    overridden = any(k in flags for k in ("--rope-scaling", "--hf-overrides")) or any(
+        env.get(k) for k in ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"))
+    if want <= mpe:
+        passed.append(f"max model length {want} <= {mpe} ({name} max_position_embeddings)")
+        return
+    if overridden:
+        alerts.append(Alert(NOTE, "shape:max-model-len", f"Max model length {want} is beyond the trained {mpe}; rope scaling / an override is set",
+                            (f"{want} > {mpe}",)))
+        return
+    rule = catalog.lookup("max-model-len-exceeds-derived")
+    rm = RuleMatch(rule, (), (), (), False) if rule else None
+    alerts.append(Alert(WARNING, "max-model-len-exceeds-derived" if rule else "shape:max-model-len",
+                        f"Max model length {want} is larger than {name}'s max_position_embeddings ({mpe})",
+                        (f"{want} > {mpe}: the engine refuses it at start-up unless rope scaling is configured",),
+                        references=rule.references if rule else (), status=rule.status if rule else None,
+                        fixes=fixes_for(rm, env) if rm else ()))
+
+
+# -- hardware facts the rules cannot express as a combination ---------------------------------------
+def hardware_alerts(env: Environment, flags: dict[str, str], catalog: Catalog) -> list[Alert]:
+    out = []
+    cc = env.get("compute_capability")
+    cc_v = parse_version(f"{cc}.0") if cc else None
+    if env.get("engine") != "vllm" or cc_v is None or env.get("platform") not in (None, "cuda"):
+        return out
+    major_minor = (cc_v.release[0], cc_v.release[1])
+    if major_minor < (7, 0):
+        rule = catalog.lookup("gpu-compute-capability-below-minimum")
+        if rule is not None:
+            out.append(_rule_fact_alert(rule, env, (f"compute capability {cc} ({env.get('gpu')}) is below vLLM's minimum 7.0",)))
+        return out
+    dtype = (flags.get("--dtype") or "auto").lower()
+    quant = env.get("quantization")
+    family = env.get("family")
+    if major_minor < (8, 0) and dtype in ("auto", "bfloat16", "bf16") and quant in (None, "bf16") and family not in (None, vocab.OTHER):
+        rule = catalog.lookup("bf16-unsupported-gpu")
+        if rule is not None:
+            out.append(_rule_fact_alert(rule, env, (
+                f"compute capability {cc} ({env.get('gpu')}) has no bfloat16", f"{family} checkpoints are bfloat16 and --dtype is {dtype}")))
+    return out
+
+
+def _rule_fact_alert(rule: Rule, env: Environment, because: tuple[str, ...]) -> Alert:
+    rm = RuleMatch(rule, (), (), (), False)
+    return Alert(WARNING, rule.id, rule.title, because, references=rule.references, status=rule.status, fixes=fixes_for(rm, env))
+
+
+# -- rules' `when` conditions -----------------------------------------------------------------------
+def rule_alert(rule: Rule, scan: Scan) -> Alert | None:
+    states = when_states(rule, scan)
+    by = {e.clause: e for e in states}
+    if by.get("when.engine") is None or by["when.engine"].state != "hit":
+        return None
+    if any(e.state == "miss" for e in states):
+        return None  # a contradicted condition, or a version at or past the fix
+    specific_hits, unknown = [], []
+    for e in states:
+        if e.clause == "when.engine_version":
+            bounded = re.search(r"<|==|~=|!=", str(rule.raw_when.get("engine_version", "")))
+            if e.state == "hit" and bounded:
+                specific_hits.append(e)
+            elif e.state == "unknown":
+                unknown.append(e)
+            continue
+        specific = e.clause in SPECIFIC or e.clause.startswith("when.env.")
+        if e.state == "hit" and specific:
+            specific_hits.append(e)
+        elif e.state == "unknown" and e.clause not in ("when.engine", "fixed_in"):
+            unknown.append(e)
+    specific_unknown = [e for e in unknown if e.clause in SPECIFIC or e.clause.startswith("when.env.")
+                        or (e.clause == "when.engine_version" and re.search(r"<|==|~=|!=", str(rule.raw_when.get("engine_version", ""))))]
+    hits = [e for e in states if e.state == "hit" and e.clause not in ("when.engine",)]
+    rm = RuleMatch(rule, (), (), tuple(states), False)
+    fixes = fixes_for(rm, scan.environment)
+    because = tuple(e.text for e in hits)
+    if len(specific_hits) >= 2 and not unknown:
+        return Alert(WARNING, rule.id, rule.title, because, references=rule.references, status=rule.status, fixes=fixes)
+    beyond_family = [e for e in specific_hits if e.clause != "when.family"]
+    family_hit = any(e.clause == "when.family" for e in specific_hits)
+    version_window_unknown = any(e.clause == "when.engine_version" for e in specific_unknown)
+    # a possible needs more than the family: a flag / quantization / GPU that holds, or a version window to check
+    if unknown and (beyond_family and len(specific_hits) + len(specific_unknown) >= 2 or family_hit and version_window_unknown):
+        return Alert(POSSIBLE, rule.id, rule.title, because, unknown=tuple(e.text for e in unknown),
+                     decided_by=_decider(unknown[0].clause), references=rule.references, status=rule.status, fixes=fixes)
+    return None
+
+
+def _decider(clause: str) -> str:
+    return {
+        "when.engine_version": "the engine version", "when.compute_capability": "the GPU", "when.gpu": "the GPU",
+        "when.quantization": "the checkpoint's quantization", "when.family": "the model", "when.platform": "the platform",
+        "when.flags": "the serve flags", "when.not_flags": "the serve flags",
+    }.get(clause, clause.rsplit(".", 1)[-1])
+
+
+def check(command: str, env: Environment, catalog: Catalog) -> CheckReport:
+    scan = Scan(crashes=(), lines=(), environment=env)
+    flags = flag_values(command)
+    alerts: list[Alert] = []
+    for rule in catalog.rules.values():
+        alert = rule_alert(rule, scan)
+        if alert is not None:
+            alerts.append(alert)
+    shape, passed, not_checked, entry = shape_alerts(env, flags, catalog)
+    seen = {a.key for a in alerts}
+    alerts += [a for a in shape if a.key not in seen or a.key.startswith("shape:")]
+    alerts += [a for a in hardware_alerts(env, flags, catalog) if a.key not in seen]
+    if env.get("engine_version") is None:
+        not_checked.append(f"version-dependent rules: no {env.get('engine') or 'engine'} version (pass --engine-version, or run where the engine is installed)")
+    if env.get("gpu") is None and env.get("compute_capability") is None:
+        not_checked.append("GPU-dependent rules: no GPU known (pass --gpu, or run on the GPU machine)")
+    order = {WARNING: 0, POSSIBLE: 1, NOTE: 2}
+    alerts.sort(key=lambda a: (order[a.level], a.decided_by or "", a.key))
+    return CheckReport(command=command, environment=env, alerts=tuple(alerts), checked=tuple(passed),
+                       not_checked=tuple(not_checked), shapes_of=entry)

@@ -1,0 +1,259 @@
+"""The scoring policy, in one place: how much each clause counts, confidence, and the fixes offered.
+
+Rules say what to look for; nothing in a rule sets a weight.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
+
+# what a hit on a required `match` clause is worth
+MATCH_WEIGHT = {"frames": 0.45, "message": 0.35, "log": 0.30, "exception": 0.10}
+GENERIC_WEIGHT = 0.06  # a generic message or a common exception type
+# supporting evidence: a little each, capped
+SUPPORT_WEIGHT = {"frames": 0.15, "message": 0.12, "log": 0.10, "exception": 0.05}
+SUPPORT_CAP = 0.30
+# conditions on the environment
+WHEN_WEIGHT = {
+    "when.engine": 0.04, "when.family": 0.15, "when.engine_version": 0.10, "when.quantization": 0.12,
+    "when.gpu": 0.08, "when.compute_capability": 0.08, "when.platform": 0.06, "when.flags": 0.08,
+    "when.not_flags": 0.03, "fixed_in": 0.02,
+}
+ENV_WEIGHT = 0.06  # each when.env.* hit
+# a contradicted condition multiplies the score
+MISS_FACTOR = {"when.engine": 0.1, "when.family": 0.1, "fixed_in": 0.3}
+OTHER_MISS_FACTOR = 0.45
+# confidence thresholds
+HIGH, MEDIUM = 0.60, 0.35
+MAX_FINDINGS = 5
+MIN_SCORE = 0.05
+
+# frames every traceback passes through: they say nothing about which step of the engine failed
+PATHLESS_FRAMES = frozenset((
+    "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
+    "inner", "decorate_context", "_fn", "apply", "__getitem__", "step", "sync_wrapper", "<module>",
+))
+STATUS_ORDER = {"confirmed": 0, "likely": 1, "unconfirmed": 2}
+PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
+
+
+def score(rm: RuleMatch, scan: Scan) -> Finding | None:
+    """Turn one rule's clause states into a finding, or None when the rule does not apply.
+
+    Strong evidence is a hit on a required clause that is not generic. A rule with only generic hits (the
+    bare `illegal memory access` line, a bare `KeyError`) is a low-confidence candidate; a rule with no
+    crash evidence at all may only report a known-bad combination of facts, also at low confidence.
+    """
+    if rm.rejected:
+        return None
+    rule = rm.rule
+    total = 0.0
+    strong = weak = False
+    crashed = any(c.role != "consequence" for c in scan.crashes)
+    # a clean log cannot prove a crash rule by a log line alone: its crash clauses are simply absent
+    crash_clauses_absent = not crashed and any(
+        ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("frames", "exception", "message") for ev in rm.match
+    )
+    for ev in rm.match:
+        if ev.state != "hit":
+            continue
+        kind = ev.clause.rsplit(".", 1)[-1]
+        if crash_clauses_absent and kind == "log":
+            total += SUPPORT_WEIGHT["log"]
+            continue
+        if rm.generic.get(ev.clause):
+            total += GENERIC_WEIGHT
+            weak = True
+        else:
+            total += MATCH_WEIGHT[kind]
+            strong = True
+    support = 0.0
+    supported = False  # a specific supporting hit: a frame, a log line, a non-generic message
+    for ev in rm.supports:
+        if ev.state == "hit":
+            kind = ev.clause.rsplit(".", 1)[-1]
+            generic = rm.generic.get(ev.clause) or kind == "exception"  # frames like __init__ are generic too
+            support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
+            supported = supported or not generic
+    total += min(support, SUPPORT_CAP)
+    factor = 1.0
+    when_hits = set()
+    misses = []
+    for ev in rm.when:
+        if ev.state == "hit":
+            total += WHEN_WEIGHT.get(ev.clause, ENV_WEIGHT)
+            when_hits.add(ev.clause)
+        elif ev.state == "miss":
+            factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
+            misses.append(ev)
+    hard_miss = any(ev.clause in ("when.family", "when.engine") for ev in misses)
+    # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
+    on_path = _cut_traceback(scan) and any(
+        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in PATHLESS_FRAMES for ev in rm.supports)
+    basis = "evidence"
+    if rule.match and not strong:
+        if weak:
+            if hard_miss:
+                return None  # a generic message from another engine or model family says nothing
+            basis = "generic"
+        elif _combination(rm, when_hits, misses):
+            basis = "combination"
+        elif supported and crashed and not misses:
+            basis = "supporting"  # a crash whose own lines are missing, and lines that point here
+        elif on_path and not misses:
+            basis = "path"
+        else:
+            return None
+    elif not rule.match:
+        if not _combination(rm, when_hits, misses):
+            return None
+        basis = "combination"
+    total *= factor
+    if total < MIN_SCORE:
+        return None
+    unknown_when = sum(1 for ev in rm.when if ev.state == "unknown")
+    confidence = "low"
+    if strong and not misses:
+        if total >= HIGH and unknown_when <= 2:
+            confidence = "high"
+        elif total >= MEDIUM:
+            confidence = "medium"
+    if confidence == "high" and rule.status == "unconfirmed":
+        confidence = "medium"
+    notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())
+    return Finding(
+        rule_id=rule.id, title=rule.title, status=rule.status, score=round(min(total, 1.0), 3),
+        confidence=confidence, engines=rule.engines, families=rule.families, references=rule.references,
+        evidence=tuple(rm.match) + tuple(rm.supports) + tuple(rm.when), fixes=fixes_for(rm, scan.environment),
+        fixed_in=rule.fixed_in, notes=notes, basis=basis,
+    )
+
+
+def _cut_traceback(scan: Scan) -> bool:
+    """The log's first crash is a traceback cut before its exception line, and no crash names an exception."""
+    own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    return bool(own) and not own[0].complete and bool(own[0].frames) and not any(c.exception_type for c in own)
+
+
+def _combination(rm: RuleMatch, when_hits: set[str], misses: list[Evidence]) -> bool:
+    """A known-bad combination: the family, plus a discriminating fact (quantization, flags, GPU, platform, or
+    for a rule without crash clauses its version range), and nothing contradicted."""
+    if misses or "when.family" not in when_hits:
+        return False
+    discriminating = when_hits & {"when.quantization", "when.flags", "when.gpu", "when.compute_capability", "when.platform"}
+    if not rm.rule.match:
+        return bool(discriminating) or "when.engine_version" in when_hits
+    return bool(discriminating)
+
+
+BASIS_NOTE = {
+    "generic": ("only generic evidence (a message every crash of this class shares): a candidate, not a diagnosis",),
+    "supporting": ("the log lacks this crash's own lines: a candidate from supporting lines and the environment",),
+    "combination": ("no crash evidence for it in the log: the environment is a known-bad combination",),
+    "path": ("the traceback stops before its exception line, on a path this crash takes: a candidate until "
+             "the rest of the traceback is pasted",),
+}
+
+
+def rank(findings: list[Finding]) -> list[Finding]:
+    """Best first. Once some rule has its own evidence, candidates that rest on less are left out."""
+    if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
+        findings = [f for f in findings if f.basis == "evidence"]
+    order = {"high": 0, "medium": 1, "low": 2}
+    # among candidates without evidence of their own that the log cannot tell apart, the cause reported in more
+    # issues first
+    findings.sort(key=lambda f: (-f.score, order[f.confidence], 0 if f.basis == "evidence" else -len(f.references),
+                                 STATUS_ORDER.get(f.status, 3), f.rule_id))
+    return findings[:MAX_FINDINGS]
+
+
+def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
+    rule = rm.rule
+    values = placeholder_values(env, rule.fixed_in)
+    fixes = [Fix(f.title, fill(f.command, values), f.cost) for f in rule.fixes]
+    fixed = (rule.fixed_in or {}).get("version")
+    version_ev = next((ev for ev in rm.when if ev.clause == "fixed_in"), None)
+    if fixed and (version_ev is None or version_ev.state == "hit"):
+        engine = env.get("engine") or (rule.engines[0] if len(rule.engines) == 1 else "vllm")
+        upgrade = f'pip install -U "{engine}>={fixed}"'
+        if not any(upgrade.split(">=")[0] in f.command and fixed in f.command for f in fixes):
+            fixes.insert(0, Fix(f"Upgrade {engine} to {fixed} or later, which carries the fix", upgrade, "an upgrade"))
+    return tuple(fixes)
+
+
+LAUNCHERS = {"vllm", "serve", "python", "python3", "-m", "sglang.launch_server", "vllm.entrypoints.openai.api_server",
+             "sglang", "sgl-omni", "sglang.cli"}
+
+
+def serve_arguments(command: str, model: str | None) -> list[str]:
+    """The serve command's own flags: launcher, model positional and --model / --model-path dropped."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        tokens = command.split()
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok in ("--model", "--model-path") and i + 1 < len(tokens):
+            i += 2
+            continue
+        if tok.startswith(("--model=", "--model-path=")) or tok == model:
+            i += 1
+            continue
+        if not out and not tok.startswith("-") or (not out and tok == "-m") or tok.rsplit("/", 1)[-1] in LAUNCHERS and not out:
+            i += 1  # the launcher (`python -m sglang.launch_server`, `vllm serve`) before the first flag
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str]:
+    model = env.get("model")
+    command = env.get("serve_command") or ""
+    args = serve_arguments(command, str(model) if model else None) if command else []
+    return {
+        "model": str(model) if model else "<model>",
+        "serve_args": shlex.join(args) if args else "<your other flags>",
+        "engine_version": str(env.get("engine_version") or "<version>"),
+        "tp": str(env.get("tp") or "<tp>"),
+        "fixed_version": str((fixed_in or {}).get("version") or "<fixed version>"),
+    }
+
+
+def _drop_flags(args: str, flags: set[str]) -> str:
+    """serve_args without the flags (and their values) a fix sets again."""
+    try:
+        tokens = shlex.split(args)
+    except ValueError:
+        return args
+    out, skip = [], False
+    for tok in tokens:
+        if skip:
+            skip = False
+            if not tok.startswith("-"):
+                continue
+        name = tok.split("=", 1)[0]
+        if name in flags:
+            skip = "=" not in tok
+            continue
+        out.append(tok)
+    return shlex.join(out)
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """Plain substitution of the fixed placeholders; any other braces stay as written. Flags the template sets
+    after {serve_args} are taken out of the user's arguments, so the command never repeats a flag."""
+    values = dict(values)
+    if "{serve_args}" in template and not values["serve_args"].startswith("<"):
+        after = template.split("{serve_args}", 1)[1]
+        flags = {t.split("=", 1)[0] for t in after.split() if t.startswith("--")}
+        if flags:
+            values["serve_args"] = _drop_flags(values["serve_args"], flags)
+    out = template
+    for name in PLACEHOLDERS:
+        out = out.replace("{" + name + "}", values[name])
+    return out

@@ -1,0 +1,735 @@
+"""Find rules/**/*.yaml, validate every field (naming file, line and field), compile once, index.
+
+A rule file is parsed with PyYAML's safe composer so every key keeps its line; anchors and aliases are
+refused (no alias bombs), and so is a file over MAX_RULE_BYTES. All problems of all files are collected
+before `load_catalog` raises RuleError.
+"""
+
+from __future__ import annotations
+
+import difflib
+import gc
+import hashlib
+import os
+import pickle
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regex
+import yaml
+
+from .. import bundled as package_files, vocab
+from ..cache import CACHE_ENV, CACHE_KEEP, cache_dir, prune
+from ..errors import RuleError
+from .patterns import compile_pattern, gate_of, literal_anchors
+from ..model import Clause, Fix, Rule
+from ..versions import compile_range
+
+MAX_RULE_BYTES = 256 * 1024
+ENGINE_DIRS = {"vllm": ("vllm",), "sglang": ("sglang",), "common": ("vllm", "sglang")}
+STATUSES = ("confirmed", "likely", "unconfirmed")
+TOP_FIELDS = (
+    "title", "status", "references", "aliases", "families", "match", "supports", "when", "cause",
+    "symptoms", "fixes", "fixed_in", "tests", "notes",
+)
+REQUIRED = ("title", "status", "references", "cause", "fixes", "tests")
+CLAUSES = ("frames", "exception", "message", "log")
+WHEN_FIELDS = ("engine_version", "quantization", "gpu", "compute_capability", "platform", "flags", "not_flags", "env")
+FIX_FIELDS = ("title", "command", "cost")
+FIXED_IN_FIELDS = ("version", "pr")
+TEST_FIELDS = ("match", "no_match")
+REFERENCE = regex.compile(r"^(?:vllm|sglang)#\d+$|^[\w.-]+/[\w.-]+#\d+$")
+ID = regex.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+# Messages every crash of a class shares: a message pattern that matches one of them is generic.
+GENERIC_MESSAGES = (
+    "CUDA error: an illegal memory access was encountered",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
+    "CUDA error: device-side assert triggered",
+    "CUDA error: unspecified launch failure",
+    "CUDA error: misaligned address",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
+    "NCCL error: unhandled system error",
+    "NCCL error: unhandled cuda error",
+    "Engine core initialization failed. See root cause above.",
+    "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+    "Segmentation fault (core dumped)",
+    "ValueError: Model architectures ['Qwen3ForCausalLM'] failed to be inspected. Please check the logs for more details.",
+    "RuntimeError: Error in inspecting model architecture 'Qwen3MoeForCausalLM'",
+    "Fatal Python error: Aborted",
+    "AssertionError",
+    "KeyError",
+    "RuntimeError",
+    "ValueError",
+    "Killed",
+)
+# Exception types too common to tell one root cause from another.
+GENERIC_EXCEPTIONS = (
+    "KeyError", "ValueError", "RuntimeError", "AssertionError", "TypeError", "AttributeError", "IndexError",
+    "Exception", "NotImplementedError", "ImportError", "OSError", "torch.AcceleratorError", "torch.OutOfMemoryError",
+    "torch.cuda.OutOfMemoryError", "ZeroDivisionError",
+)
+# Function names every engine traceback passes through: a frame pattern that matches one says nothing.
+GENERIC_FRAMES = (
+    "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
+    "inner", "decorate_context", "_fn", "apply", "load_model", "load_weights", "get_model", "execute_model",
+    "_model_forward", "worker_busy_loop", "worker_main", "run_engine_core", "run_busy_loop", "step", "__getitem__",
+    "run_scheduler_process", "event_loop_normal", "event_loop_overlap", "run_batch", "forward_batch_generation",
+    "initialize", "capture", "capture_one_batch_size", "run_once", "collective_rpc", "run_method", "from_pretrained",
+    "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client", "create_engine_config",
+)
+BUNDLED_ENV = "QWEN3DOCTOR_RULES"
+PATTERN_TIMEOUT = 0.25  # seconds one rule pattern may spend on one piece of text
+
+
+def bundled_rules_dir() -> Path:
+    return package_files.rules_dir()
+
+
+@dataclass
+class Catalog:
+    """The loaded rules, with their aliases and references indexed, and what loading skipped."""
+
+    rules: dict[str, Rule] = field(default_factory=dict)
+    by_alias: dict[str, str] = field(default_factory=dict)
+    by_reference: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def clauses(self, kinds: tuple[str, ...] = ("frames", "exception", "message", "log")):
+        for rule in self.rules.values():
+            for clause in rule.clauses():
+                if clause.kind in kinds:
+                    yield rule, clause
+
+    def literals(self) -> set[tuple[str, bool]]:
+        """Every literal the rules' clauses name (computed per rule when it is compiled)."""
+        return set().union(*(rule.literals for rule in self.rules.values()))
+
+    def log_anchors(self) -> set[tuple[str, bool]]:
+        return set().union(*(rule.log_anchors for rule in self.rules.values()))
+
+    def lookup(self, key: str) -> Rule | None:
+        if key in self.rules:
+            return self.rules[key]
+        if key in self.by_alias:
+            return self.rules[self.by_alias[key]]
+        return None
+
+
+# -- YAML with lines --------------------------------------------------------------------------------
+
+class _Node:
+    """A loaded YAML value with the line (1-based) of each mapping key and list item."""
+
+    __slots__ = ("value", "line", "lines")
+
+    def __init__(self, value: Any, line: int, lines: dict | None = None):
+        self.value, self.line, self.lines = value, line, lines or {}
+
+
+def _plain(node: yaml.Node, problems: list[str], where: str) -> Any:
+    """Convert a composed node to plain values plus a parallel tree of lines."""
+    if isinstance(node, yaml.MappingNode):
+        out, lines = {}, {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            out[key] = _plain(value_node, problems, where)
+            lines[key] = key_node.start_mark.line + 1
+        return _Node(out, node.start_mark.line + 1, lines)
+    if isinstance(node, yaml.SequenceNode):
+        items = [_plain(item, problems, where) for item in node.value]
+        return _Node(items, node.start_mark.line + 1, {i: item.start_mark.line + 1 for i, item in enumerate(node.value)})
+    return _Node(_scalar(node), node.start_mark.line + 1)
+
+
+_CONSTRUCTOR = yaml.SafeLoader("")
+
+
+def _scalar(node: yaml.Node) -> Any:
+    try:
+        return _CONSTRUCTOR.construct_object(node, deep=True)
+    except yaml.YAMLError:
+        return node.value
+
+
+def _unwrap(node: Any) -> Any:
+    if isinstance(node, _Node):
+        if isinstance(node.value, dict):
+            return {k: _unwrap(v) for k, v in node.value.items()}
+        if isinstance(node.value, list):
+            return [_unwrap(v) for v in node.value]
+        return node.value
+    return node
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _first_alias(root: yaml.Node | None) -> int | None:
+    """The line of the first node reached twice (an alias), without expanding anything."""
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return node.start_mark.line + 1
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack.extend((k, v))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
+
+
+def read_rule_file(path: Path, display: str) -> tuple[_Node | None, list[str]]:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return None, [f"{display}: cannot read ({exc.strerror})"]
+    if size > MAX_RULE_BYTES:
+        return None, [f"{display}: rule file is {size} bytes, over the {MAX_RULE_BYTES} byte limit"]
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [f"{display}: not UTF-8 text (byte {exc.start})"]
+    except OSError as exc:
+        return None, [f"{display}: cannot read ({exc.strerror})"]
+    try:
+        node = yaml.compose(text, Loader=_LOADER)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        return None, [f"{display}:{line}: invalid YAML: {exc.problem or exc.context}"]
+    except yaml.YAMLError as exc:
+        return None, [f"{display}: invalid YAML: {exc}"]
+    alias_line = _first_alias(node)
+    if alias_line:
+        return None, [f"{display}:{alias_line}: anchors and aliases are not allowed in rule files"]
+    if node is None:
+        return None, [f"{display}:1: empty rule file"]
+    problems: list[str] = []
+    tree = _plain(node, problems, display)
+    if not isinstance(tree.value, dict):
+        return None, [f"{display}:{tree.line}: a rule file must be a mapping of fields"]
+    return tree, problems
+
+
+# -- validation and compilation ---------------------------------------------------------------------
+
+class _Checker:
+    def __init__(self, display: str):
+        self.display = display
+        self.problems: list[str] = []
+
+    def err(self, line: int, field_path: str, message: str) -> None:
+        self.problems.append(f"{self.display}:{line}: {field_path}: {message}")
+
+    def unknown_fields(self, node: _Node, allowed: tuple[str, ...], prefix: str) -> None:
+        for key, line in node.lines.items():
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(allowed)})"
+                self.err(line, f"{prefix}{key}", f'unknown field "{key}"{hint}')
+
+    def string(self, node: _Node | None, path: str, line: int) -> str | None:
+        if node is None:
+            return None
+        if not isinstance(node.value, str) or not node.value.strip():
+            self.err(node.line or line, path, "must be a non-empty string")
+            return None
+        return node.value
+
+    def strings(self, node: _Node | None, path: str, line: int) -> list[tuple[str, int]]:
+        """A string or a list of strings -> [(value, line)]."""
+        if node is None:
+            return []
+        if isinstance(node.value, str):
+            return [(node.value, node.line)]
+        if not isinstance(node.value, list):
+            self.err(node.line, path, "must be a string or a list of strings")
+            return []
+        out = []
+        for i, item in enumerate(node.value):
+            if not isinstance(item.value, str) or not item.value:
+                self.err(item.line, f"{path}[{i}]", "must be a non-empty string")
+            else:
+                out.append((item.value, item.line))
+        return out
+
+    def pattern(self, source: str, path: str, line: int, *, kind: str = "plain") -> Any:
+        try:
+            return compile_pattern(kind, source)
+        except (regex.error, OverflowError, RecursionError, ValueError) as exc:
+            self.err(line, path, f"invalid regex {source!r}: {exc}")
+            return None
+
+
+def _is_generic(kind: str, patterns: tuple[Any, ...]) -> bool:
+    if kind == "frames":
+        return all(any(_safe_full(p, name) for name in GENERIC_FRAMES) for p in patterns)
+    if kind == "exception":
+        return all(any(_safe_full(p, name) for name in GENERIC_EXCEPTIONS) for p in patterns)
+    return all(any(_safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
+
+
+def _safe_full(pattern: Any, text: str) -> bool:
+    try:
+        return pattern.fullmatch(text, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return False
+
+
+def _safe_search(pattern: Any, text: str) -> bool:
+    try:
+        return pattern.search(text, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return False
+
+
+def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
+    if not isinstance(node.value, dict):
+        c.err(node.line, prefix.rstrip("."), "must be a mapping of clauses (frames, exception, message, log)")
+        return ()
+    c.unknown_fields(node, CLAUSES, prefix)
+    out = []
+    for kind in CLAUSES:
+        if kind not in node.value:
+            continue
+        items = c.strings(node.value[kind], f"{prefix}{kind}", node.lines[kind])
+        compiled, sources = [], []
+        anchors: list[tuple[str, bool]] | None = []
+        gates = []
+        for i, (source, line) in enumerate(items):
+            path = f"{prefix}{kind}[{i}]" if isinstance(node.value[kind].value, list) else f"{prefix}{kind}"
+            pat = c.pattern(source, path, line, kind=kind)
+            if pat is not None:
+                compiled.append(pat)
+                sources.append(source)
+                gates.append(gate_of(source))
+                found = literal_anchors(source)
+                if found is None or anchors is None:
+                    anchors = None
+                else:
+                    anchors.extend(found)
+        if compiled:
+            generic_sources = tuple(
+                src for src, pat in zip(sources, compiled) if kind != "log" and _is_generic(kind, (pat,))
+            )
+            generic = len(generic_sources) == len(sources)
+            out.append(Clause(kind, tuple(sources), generic, tuple(sorted(set(anchors))) if anchors is not None else None,
+                              tuple(gates), generic_sources))
+        elif not items and node.value[kind].value in ([], None):
+            c.err(node.lines[kind], f"{prefix}{kind}", "is empty")
+    return tuple(out)
+
+
+def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None, list[str]]:
+    tree, problems = read_rule_file(path, display)
+    if tree is None:
+        return None, problems
+    c = _Checker(display)
+    c.problems.extend(problems)
+    doc: dict[str, _Node] = tree.value
+    rule_id = path.stem
+    if not ID.match(rule_id):
+        c.err(1, "id", f"file name {path.name!r} is not a valid rule id (lowercase letters, digits, . _ -)")
+    c.unknown_fields(tree, TOP_FIELDS, "")
+    for name in REQUIRED:
+        if name not in doc:
+            c.err(tree.line, name, "missing required field")
+    line = tree.lines.get
+    title = c.string(doc.get("title"), "title", line("title", 1)) or ""
+    status = c.string(doc.get("status"), "status", line("status", 1)) or ""
+    if status and status not in STATUSES:
+        c.err(line("status", 1), "status", f"must be one of {', '.join(STATUSES)}, not {status!r}")
+    references = []
+    for i, (ref, ln) in enumerate(c.strings(doc.get("references"), "references", line("references", 1))):
+        if not REFERENCE.match(ref):
+            c.err(ln, f"references[{i}]", f"{ref!r} is not vllm#N, sglang#N or owner/repo#N")
+        references.append(ref)
+    if "references" in doc and not references:
+        c.err(line("references", 1), "references", "needs at least one issue")
+    aliases = [a for a, _ in c.strings(doc.get("aliases"), "aliases", line("aliases", 1))]
+    families = []
+    for i, (fam, ln) in enumerate(c.strings(doc.get("families"), "families", line("families", 1))):
+        if fam not in vocab.FAMILIES:
+            close = difflib.get_close_matches(fam, vocab.FAMILIES, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(vocab.FAMILIES)})"
+            c.err(ln, f"families[{i}]", f"unknown family {fam!r}{hint}")
+        families.append(fam)
+    match: list[tuple[Clause, ...]] = []
+    if "match" in doc:
+        m = doc["match"]
+        if isinstance(m.value, list):
+            for i, alt in enumerate(m.value):
+                clauses = _clauses(c, alt, f"match[{i}].")
+                if clauses:
+                    match.append(clauses)
+        else:
+            clauses = _clauses(c, m, "match.")
+            if clauses:
+                match.append(clauses)
+    supports = _clauses(c, doc["supports"], "supports.") if "supports" in doc else ()
+    when, raw_when = _when(c, doc.get("when"))
+    cause = c.string(doc.get("cause"), "cause", line("cause", 1)) or ""
+    symptoms = tuple(s for s, _ in c.strings(doc.get("symptoms"), "symptoms", line("symptoms", 1)))
+    fixes = _fixes(c, doc.get("fixes"))
+    fixed_in = _fixed_in(c, doc.get("fixed_in"))
+    tests = _tests(c, doc.get("tests"), path.parent)
+    notes = doc["notes"].value if "notes" in doc and isinstance(doc["notes"].value, str) else ""
+    if c.problems:
+        return None, c.problems
+    every = [cl for alternative in match for cl in alternative] + list(supports)
+    rule = Rule(
+        id=rule_id, path=display, engines=ENGINE_DIRS.get(engine_dir, ("vllm", "sglang")), title=title,
+        status=status, references=tuple(references), aliases=tuple(aliases), families=tuple(families),
+        match=tuple(match), supports=supports, when=when, cause=" ".join(cause.split()), symptoms=symptoms,
+        fixes=fixes, fixed_in=fixed_in, tests=tests, notes=notes, raw_when=raw_when,
+        literals=frozenset(_literals(every)),
+        log_anchors=frozenset(a for cl in every if cl.kind == "log" for a in cl.anchors or ()),
+    )
+    return rule, []
+
+
+def _literals(clauses) -> set[tuple[str, bool]]:
+    """(literal, caseless) for every literal the clauses' gates and anchors name: what the literal index
+    looks for in the evidence."""
+    out: set[tuple[str, bool]] = set()
+    for clause in clauses:
+        for gate in clause.gates or ():
+            for lits, nocase in gate or ():
+                out.update((lit, nocase) for lit in lits)
+        out.update(clause.anchors or ())
+    return out
+
+
+def _when(c: _Checker, node: _Node | None) -> tuple[dict, dict]:
+    if node is None:
+        return {}, {}
+    if not isinstance(node.value, dict):
+        c.err(node.line, "when", "must be a mapping of conditions")
+        return {}, {}
+    c.unknown_fields(node, WHEN_FIELDS, "when.")
+    out: dict[str, Any] = {}
+    raw = _unwrap(node)
+    v = node.value
+    ln = node.lines.get
+    for key in ("engine_version", "compute_capability"):
+        if key in v:
+            spec = c.string(v[key], f"when.{key}", ln(key, 1))
+            if spec:
+                try:
+                    out[key] = compile_range(spec)
+                except ValueError as exc:
+                    c.err(ln(key, 1), f"when.{key}", str(exc))
+    if "quantization" in v:
+        quants = [q for q, _ in c.strings(v["quantization"], "when.quantization", ln("quantization", 1))]
+        for q in quants:
+            if q not in vocab.QUANTIZATIONS:
+                close = difflib.get_close_matches(q, vocab.QUANTIZATIONS, n=1)
+                hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(vocab.QUANTIZATIONS)})"
+                c.err(ln("quantization", 1), "when.quantization", f"unknown quantization {q!r}{hint}")
+        out["quantization"] = tuple(quants)
+    if "platform" in v:
+        plats = [p for p, _ in c.strings(v["platform"], "when.platform", ln("platform", 1))]
+        for p in plats:
+            if p not in vocab.PLATFORMS:
+                c.err(ln("platform", 1), "when.platform", f"unknown platform {p!r} (known: {', '.join(vocab.PLATFORMS)})")
+        out["platform"] = tuple(plats)
+    if "gpu" in v:
+        src = c.string(v["gpu"], "when.gpu", ln("gpu", 1))
+        if src:
+            if c.pattern(src, "when.gpu", ln("gpu", 1)) is not None:
+                out["gpu"] = src
+    for key in ("flags", "not_flags"):
+        if key in v:
+            flags = [f for f, _ in c.strings(v[key], f"when.{key}", ln(key, 1))]
+            for f in flags:
+                if not f.startswith("-"):
+                    c.err(ln(key, 1), f"when.{key}", f"{f!r} is not a flag (write --flag-name)")
+            from ..read.environment import canonical_flag
+
+            out[key] = tuple(canonical_flag(f) for f in flags)
+    if "env" in v:
+        env_node = v["env"]
+        if not isinstance(env_node.value, dict):
+            c.err(env_node.line, "when.env", "must be a mapping of fact: regex")
+        else:
+            compiled = {}
+            for key, item in env_node.value.items():
+                src = c.string(item, f"when.env.{key}", env_node.lines.get(key, env_node.line))
+                if src:
+                    if c.pattern(src, f"when.env.{key}", env_node.lines.get(key, env_node.line)) is not None:
+                        compiled[key] = src
+            out["env"] = compiled
+    return out, raw
+
+
+def _fixes(c: _Checker, node: _Node | None) -> tuple[Fix, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node.value, list) or not node.value:
+        c.err(node.line, "fixes", "must be a non-empty list of {title, command, cost}")
+        return ()
+    out = []
+    for i, item in enumerate(node.value):
+        if not isinstance(item.value, dict):
+            c.err(item.line, f"fixes[{i}]", "must be a mapping with title, command, cost")
+            continue
+        c.unknown_fields(item, FIX_FIELDS, f"fixes[{i}].")
+        title = c.string(item.value.get("title"), f"fixes[{i}].title", item.line)
+        if "title" not in item.value:
+            c.err(item.line, f"fixes[{i}].title", "missing required field")
+        command = item.value.get("command")
+        cost = item.value.get("cost")
+        for name, sub in (("command", command), ("cost", cost)):
+            if sub is not None and sub.value is not None and not isinstance(sub.value, str):
+                c.err(sub.line, f"fixes[{i}].{name}", "must be a string")
+        out.append(Fix(title or "", str(command.value or "") if command else "", str(cost.value or "") if cost else ""))
+    return tuple(out)
+
+
+def _fixed_in(c: _Checker, node: _Node | None) -> dict | None:
+    if node is None or node.value is None:
+        return None
+    if not isinstance(node.value, dict):
+        c.err(node.line, "fixed_in", "must be a mapping with version and/or pr")
+        return None
+    c.unknown_fields(node, FIXED_IN_FIELDS, "fixed_in.")
+    out = {}
+    for key in FIXED_IN_FIELDS:
+        if key in node.value and node.value[key].value is not None:
+            value = str(node.value[key].value)
+            if key == "version":
+                from ..versions import parse_version
+
+                if parse_version(value) is None:
+                    c.err(node.lines[key], "fixed_in.version", f"{value!r} is not a version")
+            out[key] = value
+    return out or None
+
+
+def _tests(c: _Checker, node: _Node | None, base: Path) -> dict[str, tuple[Any, ...]]:
+    out: dict[str, tuple[Any, ...]] = {"match": (), "no_match": ()}
+    if node is None:
+        return out
+    if not isinstance(node.value, dict):
+        c.err(node.line, "tests", "must be a mapping with match and no_match lists")
+        return out
+    c.unknown_fields(node, TEST_FIELDS, "tests.")
+    for key in TEST_FIELDS:
+        sub = node.value.get(key)
+        if sub is None or sub.value is None:
+            continue
+        if not isinstance(sub.value, list):
+            c.err(sub.line, f"tests.{key}", "must be a list of log paths or {text: ...}")
+            continue
+        items = []
+        for i, item in enumerate(sub.value):
+            if isinstance(item.value, str):
+                items.append(("file", str((base / item.value)), item.value))
+            elif isinstance(item.value, dict) and "text" in item.value and isinstance(item.value["text"].value, str):
+                items.append(("text", item.value["text"].value, f"{key}[{i}]"))
+            else:
+                c.err(item.line, f"tests.{key}[{i}]", "must be a log path or {text: ...}")
+        out[key] = tuple(items)
+    return out
+
+
+# -- discovery --------------------------------------------------------------------------------------
+
+def rule_files(root: Path) -> list[tuple[Path, str]]:
+    """(file, engine folder) for every rule under root; root may also be a single file."""
+    return [(Path(name), engine_dir) for name, engine_dir in _rule_file_names(root)]
+
+
+def _rule_file_names(root: Path) -> list[tuple[str, str]]:
+    """rule_files as plain strings (a cache check walks a thousand rules on every start): *.yaml, then
+    *.yml, each in path order, skipping README.yaml and anything under a dot-folder."""
+    if root.is_file():
+        return [(str(root), _engine_dir_of(root.parent.parts))]
+    top = str(root)
+    found: dict[str, list[tuple[list[str], str]]] = {".yaml": [], ".yml": []}
+    for folder, subdirs, names in os.walk(top):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        rel = os.path.relpath(folder, top)
+        parts = [] if rel == "." else rel.split(os.sep)
+        for name in names:
+            ext = os.path.splitext(name)[1]
+            if ext in found and name.lower() != "readme.yaml" and not name.startswith("."):
+                found[ext].append((parts + [name], os.path.join(folder, name)))
+    top_parts = root.parts
+    out = []
+    for ext in (".yaml", ".yml"):
+        for parts, name in sorted(found[ext]):  # by path parts, as Path sorts
+            out.append((name, _engine_dir_of(top_parts + tuple(parts[:-1]))))
+    return out
+
+
+def _engine_dir_of(parts: tuple[str, ...]) -> str:
+    for part in reversed(parts):
+        if part in ENGINE_DIRS:
+            return part
+    return "common"
+
+
+def rule_dirs(extra: list[str] | None = None, *, bundled: bool = True) -> list[Path]:
+    dirs = [bundled_rules_dir()] if bundled else []
+    env = os.environ.get(BUNDLED_ENV, "")
+    dirs += [Path(p) for p in env.split(os.pathsep) if p.strip()]
+    dirs += [Path(p) for p in extra or []]
+    return dirs
+
+
+def _compile_all(dirs: list[Path]) -> tuple[dict[str, Rule], dict[str, str], list[str]]:
+    problems: list[str] = []
+    rules: dict[str, Rule] = {}
+    origin: dict[str, str] = {}
+    for d in dirs:
+        if not d.exists():
+            problems.append(f"{d}: no such rules folder or file")
+            continue
+        seen_here: dict[str, str] = {}
+        for path, engine_dir in rule_files(d):
+            display = _display(path)
+            rule, errs = compile_rule(path, display, engine_dir)
+            problems.extend(errs)
+            if rule is None:
+                continue
+            if rule.id in seen_here:
+                problems.append(f"{display}:1: id: duplicate rule id {rule.id!r} (also {seen_here[rule.id]})")
+                continue
+            seen_here[rule.id] = display
+            rules[rule.id] = rule
+            origin[rule.id] = display
+    return rules, origin, problems
+
+
+def _cache_key(dirs: list[Path]) -> str:
+    """Keyed by the rules' content (and where they are shown from), so an edit is never served stale.
+
+    Reading and hashing a thousand rule files on every start is the slow part, so the content key is also
+    remembered under the files' stat signature (size, mtime, ctime, inode): any write changes the ctime,
+    and then the files are read and hashed again. As with git's index, files written in the last seconds
+    are not trusted to their timestamps, so no memo is kept while they are that fresh."""
+    from .. import __version__
+
+    head = [f"{__version__}\0{Path.cwd()}\0"]
+    for module in package_files.modules():  # the code that compiles rules, subpackages included
+        st = module.stat()
+        head.append(f"{module.relative_to(package_files.ROOT).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0")
+    files: list[tuple[str, str]] = []
+    for d in dirs:
+        head.append(f"dir\0{d.resolve() if d.exists() else d}\0")
+        if d.exists():
+            files.extend(_rule_file_names(d))
+    signature = hashlib.sha256("".join(head).encode())
+    newest = 0
+    for name, engine_dir in files:
+        try:
+            st = os.stat(name)
+        except OSError:
+            signature.update(f"{name}\0unreadable\0".encode())
+            continue
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+        signature.update(f"{name}\0{engine_dir}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0".encode())
+    memo = cache_dir() / f"key-{signature.hexdigest()[:32]}"
+    try:
+        key = memo.read_text(encoding="ascii")
+        if len(key) == 32 and all(ch in "0123456789abcdef" for ch in key):
+            return key
+    except (OSError, UnicodeDecodeError):
+        pass
+    h = hashlib.sha256("".join(head).encode())
+    for name, engine_dir in files:
+        h.update(f"{name}\0{engine_dir}\0".encode())
+        try:
+            with open(name, "rb") as fh:
+                h.update(fh.read())
+        except OSError:
+            h.update(b"\0unreadable")
+    key = h.hexdigest()[:32]
+    if time.time_ns() - newest > RACY_NS:
+        try:
+            memo.parent.mkdir(parents=True, exist_ok=True)
+            tmp = memo.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(key, encoding="ascii")
+            os.replace(tmp, memo)
+            prune(memo.parent, "key-*", keep=4 * CACHE_KEEP)
+        except OSError:
+            pass
+    return key
+
+
+RACY_NS = 3_000_000_000  # a rule written this recently (3 s) may change again within its timestamp's grain
+
+
+def _cached_compile(dirs: list[Path], use_cache: bool):
+    if not use_cache or os.environ.get(CACHE_ENV):
+        return _compile_all(dirs)
+    key = _cache_key(dirs)
+    target = cache_dir() / f"catalog-{key}.pickle"
+    try:
+        with open(target, "rb") as fh:
+            return _unpickle(fh.read())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        pass
+    result = _compile_all(dirs)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, target)
+        prune(target.parent, "catalog-*.pickle")
+    except OSError:
+        pass  # a read-only home is no reason to fail
+    return result
+
+
+def _unpickle(data: bytes):
+    """Unpickle without the cyclic collector, which would walk the half-built rule objects again and again
+    (a third of the time with a thousand rules), then freeze them: they live as long as the process and
+    form no cycles, so later collections need not walk them either."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = pickle.loads(data)
+        gc.freeze()
+        return result
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: bool = True, cache: bool = True) -> Catalog:
+    """Load every rule under dirs (later dirs replace earlier ones' rules with the same id)."""
+    rules, origin, problems = _cached_compile(dirs, cache)
+    problems = list(problems)
+    catalog = Catalog()
+    disabled = set(disable or ())
+    for rule_id, rule in rules.items():
+        if rule_id in disabled or disabled & set(rule.aliases):
+            continue
+        catalog.rules[rule_id] = rule
+        for alias in rule.aliases:
+            if alias in rules and alias != rule_id:
+                problems.append(f"{origin[rule_id]}:1: aliases: {alias!r} is the id of another rule")
+            catalog.by_alias[alias] = rule_id
+        for ref in rule.references:
+            catalog.by_reference.setdefault(ref.lower(), []).append(rule_id)
+    if problems and strict:
+        raise RuleError(problems)
+    catalog.warnings.extend(problems)
+    return catalog
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,330 @@
+"""One pass per process stream: Python tracebacks (with chained causes) and standalone crash lines.
+
+Feed it (line number, process, text) in log order; `finish()` returns the crashes, primary first. Each
+process has its own open traceback, so interleaved ranks are reassembled whole. Lines with no process tag
+continue the stream of the last tagged line (SGLang tags only a traceback's first line).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import re
+
+from ..model import Crash, Frame
+
+MAX_FRAMES = 160  # kept per traceback: the deepest ones, where the crash is
+MAX_CRASHES = 400  # distinct crashes kept per log
+MAX_MESSAGE = 2000  # characters kept of one message
+MAX_CONTINUATION = 12  # lines of a multi-line exception message
+
+_TB_HEAD = re.compile(r"Traceback \(most(?: r(?:e(?:c(?:e(?:n(?:t(?: c(?:a(?:l(?:l(?: l(?:a(?:s(?:t)?)?)?)?)?)?)?)?)?)?)?)?)?)?\)?:?\s*$")
+_FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>[^\s(]+))?')
+# in a traceback, a dotted CapWords name is an exception line even without Error in it
+# (triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported)
+_DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
+_CARET = re.compile(r"^\s*[\^~\s]+$")
+_EXC = re.compile(
+    r"^(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
+)
+_EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
+# advice lines torch prints under every CUDA error: not part of what went wrong
+BOILERPLATE = re.compile(
+    r"^(?:Search for `cuda\w+'|CUDA kernel errors might be asynchronously|For debugging consider passing|"
+    r"Compile with `?TORCH_USE_CUDA_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
+    r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
+)
+# a line that is its own log record, never the continuation of an exception message
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
+ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
+_CHAIN = re.compile(
+    r"During handling of the above exception, another exception occurred|"
+    r"The above exception was the direct cause of the following exception"
+)
+
+# Crash lines that need no traceback around them.
+_STANDALONE = re.compile(
+    r"(?P<m>CUDA error: .+|HIP error: .+|CUDA out of memory.*|"
+    r"NCCL error.*|ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*|"
+    r"terminate called after throwing an instance of .+|Fatal Python error: .+|Segmentation fault.*|"
+    r"HSA_STATUS_ERROR\w*.*|Aborted \(core dumped\)|"
+    r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+|received signal SIG\w+.*|"
+    r"Killed$|exitcode[=:] ?-\d+.*|"
+    r"Assertion `.+' failed.*|Assertion error .+|"
+    r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
+    r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
+    r"EngineCore encountered a fatal error.*|"
+    r"Process group watchdog thread terminated with exception: .+|"
+    r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
+    r"(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
+    r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
+    r"torch\.\w*(?:Error|Exception)|[A-Z]\w*Error)(?:: .*|\(.*)?$)"
+)
+_QUICK = re.compile(
+    r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
+    r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog"
+)
+
+WRAPPER_PATTERNS = re.compile(
+    r"Engine core initialization failed|EngineDeadError|EngineCore encountered an issue|EngineCore encountered a fatal error|"
+    r"EngineCore failed to start|"
+    r"EngineGenerateError|Engine process failed to start|Worker failed with error|"
+    r"WorkerProc (?:hit an exception|failed to start)|Scheduler hit an exception|"
+    r"See root cause above|See stack trace \(above\)|Worker proc \S+ died unexpectedly|"
+    r"Initialization failed\. warmup error|RPC call to \w+ failed|"
+    r"ChildProcessError|BrokenProcessPool|Exception in worker \S+ while processing method|"
+    r"AsyncLLM output_handler failed"
+)
+CONSEQUENCE_PATTERNS = re.compile(
+    r"TCPStore|recvValue failed|Connection was likely closed|Connection reset by peer|Broken pipe|"
+    r"Watchdog caught collective operation timeout|ProcessGroupNCCL.*(?:abort|timeout|Timeout)|"
+    r"heartbeat monitor|SIGQUIT received|Child process unexpectedly failed|"
+    r"Rank \d+ scheduler is dead|exit code -?\d+ unexpectedly|CancelledError|"
+    r"Killing process group|shutdown\(\) called|Received signal \d+|is dead\. Please check"
+)
+
+CLASSES: tuple[tuple[str, str], ...] = (
+    ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation"),
+    ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+' failed"),
+    ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible"),
+    ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
+    ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
+    ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
+    ("segfault", r"Segmentation fault|SIGSEGV|Fatal Python error|core dumped|terminate called"),
+    ("killed", r"^Killed$|SIGKILL|signal 9|exitcode[=:] ?-9"),
+    ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
+    ("unsupported-model", r"not supported|Unsupported|does not support|is not supported|not validated"),
+    ("version-mismatch", r"unrecognized arguments|No module named|cannot import name|ImportError|has no attribute"),
+    ("assertion", r"AssertionError|Assertion error"),
+    ("value-error", r"ValueError"),
+)
+_CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
+
+
+def classify(exception_type: str | None, message: str) -> str:
+    text = f"{exception_type or ''}: {message}"
+    for name, pattern in _CLASS_RES:
+        if pattern.search(text):
+            return name
+    return "error" if exception_type else "unknown"
+
+
+def is_exception_type(name: str) -> bool:
+    last = re.split(r"\.|::", name)[-1]
+    return bool(_EXC_NAME.search(last)) or last in {"KeyError", "StopIteration", "SystemExit", "DGException"}
+
+
+@dataclass
+class _Open:
+    """A traceback being read in one process stream."""
+
+    process: str | None
+    line_no: int
+    frames: list[Frame] = field(default_factory=list)
+    headed: bool = False
+    exc_type: str | None = None
+    message: list[str] = field(default_factory=list)
+    done: bool = False  # exception line seen; continuation lines may follow
+    continuation: int = 0
+    chained_from: list[Crash] = field(default_factory=list)
+    last_line: int = 0
+    record: str | None = None  # the logging call its exception line came from
+
+
+class CrashParser:
+    def __init__(self) -> None:
+        self._open: dict[str | None, _Open] = {}
+        self._pending_chain: dict[str | None, list[Crash]] = {}
+        self._crashes: list[Crash] = []
+        self._seen: dict[tuple, int] = {}
+        self._last_process: str | None = None
+        self.dropped = 0
+
+    # -- feeding ---------------------------------------------------------------------------------
+    def reading(self, process: str | None) -> bool:
+        """A traceback is open in this process's stream (or, for an untagged line, the last tagged one's)."""
+        return bool(self._open) and (process in self._open or (process is None and self._last_process in self._open))
+
+    def feed(self, line_no: int, process: str | None, text: str, tagged: bool, record: str | None = None) -> None:
+        if tagged:
+            self._last_process = process
+        else:
+            process = self._last_process
+        tb = self._open.get(process)
+        if tb is not None and tb.done and (
+            line_no > tb.last_line + 1 or (record is not None and tb.record is not None and record != tb.record)
+        ):
+            self._close(process)  # lines were skipped, or another logging call began: not this message
+            tb = None
+        if tb is not None:
+            tb.last_line = line_no
+        if tb is None and not _QUICK.search(text):
+            return
+        stripped = text.strip()
+        if not stripped:
+            if tb is not None and tb.done:
+                self._close(process)
+            return
+        if _CHAIN.search(stripped):
+            if tb is not None:
+                self._close(process)
+            last = self._last_crash_of(process)
+            if last is not None:
+                self._pending_chain[process] = [last]
+            return
+        if _TB_HEAD.search(stripped):
+            if tb is not None:
+                self._close(process)
+            tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []), last_line=line_no)
+            self._open[process] = tb
+            return
+        m = _FRAME.match(text)
+        if m and (m.group("func") or text.lstrip().startswith("File")):
+            if tb is not None and tb.done:
+                self._close(process)
+                tb = None
+            if tb is None:
+                tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []), last_line=line_no)
+                self._open[process] = tb
+            tb.frames.append(Frame(m.group("file"), int(m.group("line")), m.group("func") or "?"))
+            if len(tb.frames) > MAX_FRAMES:
+                del tb.frames[0]
+            return
+        if tb is not None:
+            if tb.done:
+                e = _EXC.match(stripped)
+                new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None) or (
+                    WRAPPER_PATTERNS.search(stripped) or CONSEQUENCE_PATTERNS.search(stripped)
+                    or (not tb.frames and _STANDALONE.search(stripped) and not stripped.startswith("what():"))
+                )
+                if BOILERPLATE.match(stripped):
+                    tb.continuation += 1
+                    return
+                if ADVICE.match(stripped):
+                    tb.continuation = MAX_CONTINUATION  # what follows is the engine's advice, not the error
+                    return
+                if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped):
+                    tb.message.append(stripped)
+                    tb.continuation += 1
+                    return
+                self._close(process)
+                tb = None
+            elif not text[:1].isspace() or not tb.frames:
+                e = _EXC.match(stripped)
+                if e and (is_exception_type(e.group("type")) or (tb.frames and _DOTTED_TYPE.match(e.group("type")))):
+                    tb.exc_type = e.group("type")
+                    msg = (e.group("msg") or "").rstrip()
+                    if stripped[len(e.group("type")):].startswith("(") and msg.endswith(")"):
+                        msg = msg[:-1]
+                    tb.message = [msg]
+                    tb.done = True
+                    tb.record = record
+                    return
+                if tb.frames and _STANDALONE.search(stripped) and not _CARET.match(text):
+                    self._close(process)  # the traceback ended without an exception line we recognise
+                    tb = None
+                else:
+                    return
+            else:
+                return  # a code line or caret line under a frame
+        if tb is None:
+            self._standalone(line_no, process, stripped, record)
+
+    def _standalone(self, line_no: int, process: str | None, text: str, record: str | None = None) -> None:
+        if text.startswith("what():") and self._crashes:
+            last = self._crashes[-1]
+            if last.message.startswith("terminate called"):
+                self._crashes[-1] = replace(last, message=f"{last.message} {text}"[:MAX_MESSAGE])
+            return
+        m = _STANDALONE.search(text)
+        if m is None:
+            return
+        body = m.group("m")
+        e = _EXC.match(body)
+        if e and is_exception_type(e.group("type")) and (e.group("msg") is not None or body == e.group("type")):
+            exc_type, message = e.group("type"), (e.group("msg") or "")
+            if body[len(exc_type):].startswith("(") and message.endswith(")"):
+                message = message[:-1]  # ValueError("...") form
+        else:
+            exc_type, message = None, body
+        if m.start() > 0 and exc_type is None and text[: m.start()].rstrip().endswith(":"):
+            message = text  # keep "Exception: Capture cuda graph failed: ..." whole
+        # read it as a traceback that lost its frames: the lines right after it may continue the message
+        self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
+                                    record=record)
+
+    # -- closing ---------------------------------------------------------------------------------
+    def _close(self, process: str | None) -> None:
+        tb = self._open.pop(process, None)
+        if tb is None:
+            return
+        message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
+        crash = Crash(
+            crash_class=classify(tb.exc_type, message),
+            exception_type=tb.exc_type,
+            message=message,
+            process=process,
+            line_no=tb.line_no,
+            frames=tuple(tb.frames),
+            complete=tb.done,
+            chained=tuple(tb.chained_from),
+        )
+        self._add(crash)
+
+    def _add(self, crash: Crash) -> None:
+        key = (crash.exception_type, _mask(crash.message), crash.functions[-3:])
+        if key in self._seen:
+            return
+        if len(self._crashes) >= MAX_CRASHES:
+            self.dropped += 1
+            return
+        self._seen[key] = len(self._crashes)
+        self._crashes.append(crash)
+
+    def _last_crash_of(self, process: str | None) -> Crash | None:
+        for crash in reversed(self._crashes):
+            if crash.process == process:
+                return crash
+        return None
+
+    def finish(self) -> list[Crash]:
+        for process in list(self._open):
+            self._close(process)
+        return order(self._crashes)
+
+
+_MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+def _mask(message: str) -> str:
+    return _MASK.sub("#", message[:300])
+
+
+def role_of(crash: Crash) -> str:
+    text = f"{crash.exception_type or ''}: {crash.message}"
+    if WRAPPER_PATTERNS.search(text) and not crash.frames[-1:] or WRAPPER_PATTERNS.search(text) and _is_wrapper_tb(crash):
+        return "wrapper"
+    if CONSEQUENCE_PATTERNS.search(text):
+        return "consequence"
+    if not crash.exception_type and not crash.message:
+        return "fragment"
+    return "cause"
+
+
+def _is_wrapper_tb(crash: Crash) -> bool:
+    return bool(crash.exception_type) and re.search(
+        r"EngineDeadError|EngineGenerateError|Engine core initialization failed|Engine process failed|Worker failed",
+        f"{crash.exception_type}: {crash.message}",
+    ) is not None
+
+
+def order(crashes: list[Crash]) -> list[Crash]:
+    """Mark each crash's role and put the primary first: the earliest cause, else the earliest anything."""
+    marked = sorted((replace(c, role=role_of(c)) for c in crashes), key=lambda c: c.line_no)
+    causes = [c for c in marked if c.role == "cause"]
+    fragments = [c for c in marked if c.role == "fragment"]
+    rest = [c for c in marked if c.role not in ("cause", "fragment")]
+    ordered = causes + fragments + rest
+    if ordered and ordered[0].role in ("cause", "fragment"):
+        ordered[0] = replace(ordered[0], role="primary")
+    return ordered

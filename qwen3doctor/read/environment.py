@@ -1,0 +1,533 @@
+"""Engine, version, model, family, quantization, parallel sizes, GPU, CUDA and flags, read from the log.
+
+`EnvCollector.feed(text)` takes each line (prefixes already peeled) once; `facts()` returns what was found,
+each value with where it came from. When two lines disagree the more reliable source wins (a collect-env
+listing beats a docker image tag); ties keep the first seen.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+import re
+
+from .. import vocab
+from ..model import Environment, Fact
+from ..versions import clean_version, parse_version
+
+# how much a source is trusted, per kind of line
+P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
+
+
+_QUICK_WORDS = tuple(
+    w.lower() for w in (
+        "vllm", "sglang", "version", "torch", "cuda", "gpu", "nvidia", "transformers", "flashinfer", "triton", "model",
+        "serve", "launch_server", "qwen", "tensor_parallel", "tp_size", "quantiz", "serverargs", "non-default", "config",
+        "capability", "rtx", "instinct", "mi300", "mi250", "mi325", "mi355", "ascend", "nccl", "forcausallm",
+        "forconditionalgeneration", "speculative", "enforce", "eager", "--", "pip", "==", "nvcc", "driver", "image",
+        "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
+        "platform", "█",
+    )
+)
+
+
+def _quick(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in _QUICK_WORDS)
+
+
+_KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
+_VERSION_FIRST = re.compile(r"""['"]?v?\d""")
+_PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
+
+_PACKAGE_KEYS = {
+    "vllm": "vllm", "vllm version": "vllm", "vllm_version": "vllm",
+    "sglang": "sglang", "sglang version": "sglang",
+    "torch": "torch", "pytorch": "torch", "pytorch version": "torch",
+    "transformers": "transformers", "flashinfer": "flashinfer", "flashinfer-python": "flashinfer",
+    "flashinfer_python": "flashinfer", "triton": "triton", "sgl_kernel": "sgl_kernel", "sgl-kernel": "sgl_kernel",
+    "deep_gemm": "deep_gemm", "deep-gemm": "deep_gemm", "xformers": "xformers",
+    "cuda runtime version": "cuda", "cuda used to build pytorch": "cuda_build", "nvcc": "cuda",
+    "cuda driver version": "driver", "nvidia driver version": "driver", "driver version": "driver",
+    "rocm used to build pytorch": "rocm", "hip runtime version": "rocm",
+    "python version": "python", "python": "python",
+    "vllm-ascend": "vllm_ascend", "vllm_ascend": "vllm_ascend",
+}
+
+_ENGINE_CONFIG = re.compile(
+    r"Initializing an? (?:V\d )?LLM engine \(v(?P<ver>[^)]+)\) with config: (?P<cfg>.*)|"
+    r"Dumping input data for V1 LLM engine \(v(?P<ver2>[^)]+)\) with config: (?P<cfg2>.*)"
+)
+_VLLM_VERSION = re.compile(r"vLLM API server version (?P<v>\S+)|\bvllm[=\s:-]+(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)", re.I)
+_SGLANG_VERSION = re.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
+_IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
+_NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
+_SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
+_SERVE = re.compile(
+    r"(?:^|[\s;&|$#>])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
+    r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server)\b.*)"
+)
+_DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
+_YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
+_ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
+_MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", re.I)
+_GPU_NAME = re.compile(
+    r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
+    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
+)
+_GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
+_CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|sm_?(?P<sm>\d{2,3})\b|\(sm(?P<sm2>\d{2,3})\)")
+_CUDA_IN_SMI = re.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
+_NVCC = re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
+
+_FLAG_ALIASES = {
+    "-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
+    "-q": "--quantization", "--tp": "--tp-size", "--dp": "--dp-size", "--pp": "--pp-size", "--ep": "--ep-size",
+    "--model-path": "--model-path", "-O": "--compilation-config",
+}
+_VALUE_FACTS = {
+    "--tensor-parallel-size": "tp", "--tp-size": "tp", "--pipeline-parallel-size": "pp", "--pp-size": "pp",
+    "--data-parallel-size": "dp", "--dp-size": "dp", "--ep-size": "ep", "--expert-parallel-size": "ep",
+    "--max-model-len": "max_model_len", "--context-length": "max_model_len", "--max-num-seqs": "max_num_seqs",
+    "--max-running-requests": "max_num_seqs", "--dtype": "dtype", "--quantization": "quantization_method",
+    "--kv-cache-dtype": "kv_cache_dtype", "--speculative-algorithm": "speculative",
+    "--speculative-config": "speculative", "--served-model-name": "served_model_name",
+}
+_CONFIG_FACTS = {
+    "tensor_parallel_size": "tp", "tp_size": "tp", "pipeline_parallel_size": "pp", "pp_size": "pp",
+    "data_parallel_size": "dp", "dp_size": "dp", "ep_size": "ep", "max_seq_len": "max_model_len",
+    "max_model_len": "max_model_len", "context_length": "max_model_len", "max_num_seqs": "max_num_seqs",
+    "max_running_requests": "max_num_seqs", "dtype": "dtype", "quantization": "quantization_method",
+    "kv_cache_dtype": "kv_cache_dtype", "speculative_algorithm": "speculative", "speculative_config": "speculative",
+    "model": "model", "model_path": "model",
+}
+_BANNER = re.compile(r"█.*\bversion\s+v?(\d+\.\d+[\w.+-]*)")
+_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu)\b", re.I)
+_MODEL_FILE = re.compile(r"models/(qwen3\w*)\.py$")
+_MODEL_FILE_FAMILY = {
+    "qwen3": "qwen3", "qwen3_moe": "qwen3-moe", "qwen3_next": "qwen3-next", "qwen3_next_mtp": "qwen3-next",
+    "qwen3_5": "qwen3.5", "qwen3_5_moe": "qwen3.5-moe", "qwen3_5_mtp": "qwen3.5", "qwen3_vl": "qwen3-vl",
+    "qwen3_vl_moe": "qwen3-vl", "qwen3_omni_moe_thinker": "qwen3-omni", "qwen3_omni_moe": "qwen3-omni",
+    "qwen3_omni": "qwen3-omni",
+}
+_FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
+
+
+def canonical_flag(flag: str) -> str:
+    flag = flag.split("=", 1)[0]
+    flag = _FLAG_ALIASES.get(flag, flag)
+    return flag.replace("_", "-") if flag.startswith("--") else flag
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split `a=1, b=[1, 2], c={'x': (1, 2)}` on separators outside brackets and quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+@dataclass
+class _Candidate:
+    """One value seen for a fact, with where it came from and how much that source is trusted."""
+
+    value: object
+    source: str
+    priority: int
+
+
+class EnvCollector:
+    def __init__(self) -> None:
+        self._facts: dict[str, _Candidate] = {}
+        self.flags: set[str] = set()
+        self.flags_known = False
+        self._pending_command: list[str] | None = None
+        self._yaml_items: list[str] = []
+        self._engine_votes = {"vllm": 0, "sglang": 0}
+        self.serve_command: str | None = None
+        self._gpu_listing = False
+
+    # -- recording -------------------------------------------------------------------------------
+    def put(self, key: str, value: object, source: str, priority: int) -> None:
+        if value is None or value == "":
+            return
+        old = self._facts.get(key)
+        if old is None or priority > old.priority:
+            self._facts[key] = _Candidate(value, source, priority)
+
+    def vote_engine(self, engine: str, weight: int = 1) -> None:
+        self._engine_votes[engine] += weight
+
+    # -- lines -----------------------------------------------------------------------------------
+    def feed(self, text: str, process: str | None = None) -> None:
+        if process:
+            if process.startswith(("EngineCore", "VllmWorker", "Worker_", "APIServer", "RayWorkerWrapper")):
+                self.vote_engine("vllm")
+            elif re.match(r"(?:DP\d+ )?(?:PP\d+ )?TP\d+", process):
+                self.vote_engine("sglang")
+        if self._pending_command is not None:
+            stripped = text.strip()
+            self._pending_command.append(stripped.rstrip("\\").strip())
+            if not stripped.endswith("\\") or len(self._pending_command) > 200:
+                self._take_command(" ".join(self._pending_command), P_COMMAND)
+                self._pending_command = None
+            return
+        item = _YAML_ITEM.match(text)
+        if item:
+            self._yaml_items.append(_unquote(item.group("item")))
+            return
+        if self._yaml_items:
+            self._flush_yaml()
+        if not _quick(text):
+            return
+        self._line(text)
+
+    def _flush_yaml(self) -> None:
+        items, self._yaml_items = self._yaml_items, []
+        joined = " ".join(shlex.quote(i) for i in items)
+        if "serve" in items or any(i.startswith("--model") for i in items) or "sglang.launch_server" in joined:
+            if "vllm" not in items and "sglang.launch_server" not in joined and not items[0].startswith("python"):
+                joined = ("vllm " + joined) if "serve" in items else joined
+            self._take_command(joined, P_COMMAND)
+
+    def _line(self, text: str) -> None:
+        if "\\" in text and _SERVE.search(text.replace(" \\ ", " ")):
+            flat = text.replace(" \\ ", " ")
+            if flat.rstrip().endswith("\\"):
+                start = _SERVE.search(flat).start("cmd")  # not the shell prompt (`$ vllm serve ...`) before it
+                self._pending_command = [flat[start:].rstrip().rstrip("\\").strip()]
+                return
+            text = flat
+        m = _SERVE.search(text)
+        if m and not text.lstrip().startswith(("usage:", "File ")):
+            self._take_command(m.group("cmd"), P_COMMAND)
+        else:
+            d = _DOCKER_VLLM.search(text)
+            if d:
+                self.vote_engine("vllm", 3)
+                self._take_command("vllm serve " + d.group("args"), P_COMMAND)
+        if "docker" in text or "image" in text or "/" in text:
+            im = _IMAGE.search(text)
+            if im:
+                engine = "sglang" if "sgl" in im.group("img") else "vllm"
+                self.vote_engine(engine, 3)
+                if im.group("tag"):
+                    self.put(f"{engine}_version_image", clean_version(im.group("tag")), "log: docker image tag", P_HINT)
+        cfg = _ENGINE_CONFIG.search(text)
+        if cfg:
+            self.vote_engine("vllm", 5)
+            self.put("vllm", clean_version(cfg.group("ver") or cfg.group("ver2")), "log: engine start-up", P_STARTUP + 10)
+            self._take_config(cfg.group("cfg") or cfg.group("cfg2") or "", "log: engine config")
+            return
+        nd = _NON_DEFAULT.search(text)
+        if nd:
+            self.vote_engine("vllm", 3)
+            self._take_config(nd.group("d").strip("{}"), "log: non-default args", colon=True)
+            return
+        sa = _SERVER_ARGS.search(text)
+        if sa:
+            self.vote_engine("sglang", 5)
+            self._take_config(sa.group("a").rstrip(")"), "log: server_args", sglang=True)
+            return
+        self._packages(text)
+        self._hardware(text)
+        arch = _ARCH.search(text)
+        if arch:
+            self.put("architecture", arch.group("a"), "log", P_STARTUP)
+        mid = _MODEL_ID.search(text)
+        if mid:
+            self.put("model_mention", mid.group("m"), "log: model name mentioned", P_GUESS)
+        if "sglang" in text or "sgl_kernel" in text or "sgl-kernel" in text:
+            self.vote_engine("sglang")
+        if "vllm" in text.lower():
+            self.vote_engine("vllm")
+
+    def _packages(self, text: str) -> None:
+        kv = _KV.match(text) or _PIP_ROW.match(text)
+        if kv:
+            key = kv.group("k").strip().lower()
+            fact = _PACKAGE_KEYS.get(key)
+            if fact:
+                value = kv.group("v")
+                if "not found" in value.lower() or "could not collect" in value.lower() or value.upper() == "N/A":
+                    return
+                # a listing's value starts with the version ("vllm: 0.11.0", "torch==2.9.0+cu128"); a line such as
+                # `vllm: error: unrecognized arguments: ... "factor":4.0` only looks like one
+                version = clean_version(value) if _VERSION_FIRST.match(value) else None
+                if version:
+                    self.put(fact, version, "log: environment listing", P_LISTING)
+                    if fact in ("vllm", "sglang"):
+                        self.vote_engine(fact, 2)
+                    return
+        nv = _NVCC.search(text)
+        if nv:
+            self.put("cuda", nv.group("v"), "log: nvcc", P_LISTING - 5)
+        smi = _CUDA_IN_SMI.search(text)
+        if smi:
+            self.put("cuda_driver_max", smi.group("v"), "log: nvidia-smi", P_HINT)
+        if "vllm" in text.lower() and "python" not in text.lower()[:20]:
+            v = _VLLM_VERSION.search(text)
+            if v:
+                version = clean_version(v.group("v") or v.group("v2") or v.group("v3") or "")
+                if version:
+                    self.put("vllm", version, "log: version mention", P_HINT)
+        if "sglang" in text.lower():
+            v = _SGLANG_VERSION.search(text)
+            if v:
+                version = clean_version(v.group("v") or v.group("v2") or "")
+                if version:
+                    self.put("sglang", version, "log: version mention", P_HINT)
+
+    def _hardware(self, text: str) -> None:
+        g = _GPU_NAME.search(text)
+        if g:
+            name = " ".join(g.group("g").split())
+            self.put("gpu", name, "log", P_LISTING)
+            n = _GPU_COUNT.search(text)
+            if n:
+                count = int(n.group("n")) if n.group("n") else len(n.group("list").split(","))
+                self.put("gpu_count", count, "log", P_LISTING)
+            else:
+                self._gpu_seen(name)
+        cc = _CC.search(text)
+        if cc and ("Capability" in text or "capability" in text or "sm" in text):
+            value = cc.group("cc") or cc.group("cc2")
+            if not value:
+                sm = cc.group("sm") or cc.group("sm2")
+                value = f"{sm[:-1]}.{sm[-1]}" if sm and "sm" in text and not text.lstrip().startswith("File") else None
+            if value:
+                self.put("compute_capability", value, "log", P_LISTING)
+        if "█" in text or "version" in text:
+            banner = _BANNER.search(text)
+            if banner:
+                self.put("vllm", banner.group(1), "log: start-up banner", P_STARTUP)
+                self.vote_engine("vllm", 2)
+        plat = _PLATFORM_LINE.search(text)
+        if plat:
+            name = plat.group(1).lower()
+            self.put("platform", {"ascend": "npu", "npu": "npu"}.get(name, name), "log: platform line", P_STARTUP)
+        elif re.search(r"ROCm|HIP error|hipError|rocdevice|HSA_STATUS|gfx9\d\d", text):
+            self.put("platform", "rocm", "log", P_HINT)
+        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend", text):
+            self.put("platform", "npu", "log", P_HINT)
+
+    def _gpu_seen(self, name: str) -> None:
+        self._gpu_rows = getattr(self, "_gpu_rows", 0) + 1
+        self._facts["gpu_count_rows"] = _Candidate(self._gpu_rows, "log: GPU listing", 0)
+
+    # -- commands and configs --------------------------------------------------------------------
+    def _take_command(self, command: str, priority: int) -> None:
+        command = command.strip()
+        try:
+            tokens = shlex.split(command, comments=False)
+        except ValueError:
+            tokens = command.split()
+        if not tokens:
+            return
+        lowered = " ".join(tokens[:4]).lower()
+        if "sglang" in lowered or "sgl-omni" in lowered:
+            self.vote_engine("sglang", 5)
+            engine = "sglang"
+        else:
+            self.vote_engine("vllm", 5)
+            engine = "vllm"
+        if self.serve_command is None:
+            self.serve_command = shlex.join(tokens)
+            self.put("serve_command", self.serve_command, "log: serve command", priority)
+        self.flags_known = True
+        model = None
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if tok in ("serve",) and i + 1 < len(tokens) and not tokens[i + 1].startswith("-") and engine == "vllm":
+                model = tokens[i + 1]
+                i += 2
+                continue
+            if tok.startswith("-") and len(tok) > 1:
+                flag = canonical_flag(tok)
+                value = tok.split("=", 1)[1] if "=" in tok else None
+                if value is None and i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+                    value = tokens[i + 1]
+                    i += 1
+                self.flags.add(flag)
+                if flag in ("--model", "--model-path"):
+                    model = value
+                elif flag in _VALUE_FACTS and value is not None:
+                    self.put(_VALUE_FACTS[flag], _number(value), "log: serve command", priority)
+                if flag == "--enforce-eager" or flag == "--disable-cuda-graph":
+                    self.put("cuda_graphs", "off", "log: serve command", priority)
+                if flag == "--compilation-config" and value and "NONE" in value.upper() and "cudagraph_mode" in value:
+                    self.put("cuda_graphs", "off", "log: serve command", priority)
+            i += 1
+        if model:
+            self.put("model", model, "log: serve command", priority)
+        self.put("engine_from_command", engine, "log: serve command", priority)
+
+    def _take_config(self, text: str, source: str, *, colon: bool = False, sglang: bool = False) -> None:
+        self.flags_known = True
+        for part in split_top_level(text):
+            if colon:
+                key, _, value = part.partition(":")
+                key = _unquote(key)
+            else:
+                key, _, value = part.partition("=")
+            key, value = key.strip(), _unquote(value)
+            if not key:
+                continue
+            if key in _CONFIG_FACTS and value.lower() not in _FALSY:
+                fact = _CONFIG_FACTS[key]
+                self.put(fact, _number(value), source, P_CONFIG)
+            if key in ("enforce_eager", "disable_cuda_graph") and value == "True":
+                self.put("cuda_graphs", "off", source, P_CONFIG)
+            if key == "compilation_config" and "'cudagraph_mode': <CUDAGraphMode.NONE" in value:
+                self.put("cuda_graphs", "off", source, P_CONFIG)
+            flag = "--" + key.replace("_", "-")
+            if value.lower() not in _FALSY and (not sglang or _sglang_flag(key, value)):
+                self.flags.add(flag)
+
+    def note_frames(self, crashes) -> None:
+        """The model implementation a traceback runs through (`models/qwen3_5.py`) names the family when
+        nothing else does; the outermost model file wins (Qwen3.5 calls into qwen3_next.py for its GDN layers)."""
+        for crash in crashes:
+            for frame in crash.frames:
+                m = _MODEL_FILE.search(frame.file)
+                if m:
+                    self.put("model_file", m.group(1), "log: traceback frame " + frame.file.rsplit("/", 1)[-1], P_GUESS)
+                    return
+
+    # -- result ----------------------------------------------------------------------------------
+    def facts(self, *, derived: bool = True) -> dict[str, Fact]:
+        if self._pending_command:
+            self._take_command(" ".join(self._pending_command), P_COMMAND)
+            self._pending_command = None
+        if self._yaml_items:
+            self._flush_yaml()
+        out: dict[str, Fact] = {k: Fact(c.value, c.source) for k, c in self._facts.items()}
+        if derived:
+            derive(out, self._engine_votes)
+        return out
+
+    @property
+    def engine_votes(self) -> dict[str, int]:
+        return dict(self._engine_votes)
+
+
+# SGLang prints every argument, defaults included: an argument counts as a flag only when its value is not the
+# default (None: the argument always carries some value, never a flag by itself).
+_SGLANG_DEFAULT_VALUES = {
+    "tp_size": "1", "pp_size": "1", "dp_size": "1", "ep_size": "1", "nnodes": "1", "node_rank": "0",
+    "page_size": "1", "stream_interval": "1", "random_seed": None, "base_gpu_id": "0", "gpu_id_step": "1",
+    **dict.fromkeys((
+        "model_path", "tokenizer_path", "tokenizer_mode", "host", "port", "dtype", "kv_cache_dtype",
+        "mem_fraction_static", "attention_backend", "sampling_backend", "chunked_prefill_size", "max_prefill_tokens",
+        "schedule_policy", "log_level", "load_format", "device", "served_model_name", "context_length",
+        "max_running_requests", "grammar_backend", "cuda_graph_max_bs", "cuda_graph_bs", "watchdog_timeout",
+        "dist_timeout", "download_dir", "schedule_conservativeness", "decode_log_interval", "file_storage_path",
+        "constrained_json_whitespace_pattern", "tool_call_parser", "reasoning_parser", "mm_attention_backend",
+        "moe_runner_backend", "moe_a2a_backend", "hicache_ratio", "hicache_size", "mamba_ssm_dtype",
+    )),
+}
+
+
+def _sglang_flag(key: str, value: str) -> bool:
+    if key not in _SGLANG_DEFAULT_VALUES:
+        return True
+    default = _SGLANG_DEFAULT_VALUES[key]
+    return default is not None and value != default
+
+
+def _number(value: str) -> object:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
+    """Fill the derived facts: engine, engine_version, family, quantization, compute capability, platform."""
+    if "engine" not in out:
+        from_cmd = out.get("engine_from_command")
+        if votes["vllm"] or votes["sglang"]:
+            engine = "sglang" if votes["sglang"] > votes["vllm"] else "vllm"
+            if from_cmd and votes[from_cmd.value] >= votes[engine] - 4:
+                engine = from_cmd.value
+            out["engine"] = Fact(engine, "log")
+    engine = out["engine"].value if "engine" in out else None
+    if engine and "engine_version" not in out:
+        for key in (engine, f"{engine}_version_image"):
+            if key in out and parse_version(str(out[key].value)) is not None:
+                out["engine_version"] = Fact(out[key].value, out[key].source)
+                break
+    model = out.get("model") or out.get("served_model_name") or out.get("model_mention")
+    if "family" not in out:
+        fam = None
+        if model:
+            fam = vocab.family_of_model(str(model.value))
+            if fam:
+                out["family"] = Fact(fam, model.source)
+        if not fam and "architecture" in out:
+            fam = vocab.family_of_architecture(str(out["architecture"].value))
+            if fam:
+                out["family"] = Fact(fam, "log: architecture " + str(out["architecture"].value))
+        if not fam and "model_mention" in out and model is not out["model_mention"]:
+            fam = vocab.family_of_model(str(out["model_mention"].value))
+            if fam:
+                out["family"] = Fact(fam, out["model_mention"].source)
+        if not fam and "model_file" in out:
+            fam = _MODEL_FILE_FAMILY.get(str(out["model_file"].value))
+            if fam:
+                out["family"] = Fact(fam, out["model_file"].source)
+    if "quantization" not in out:
+        quant = None
+        if "quantization_method" in out:
+            quant = vocab.quantization_of(str(out["quantization_method"].value))
+            if quant == "fp8" and model and vocab.quantization_of(str(model.value), from_model_name=True) == "fp8-block":
+                quant = "fp8-block"
+            if quant:
+                out["quantization"] = Fact(quant, out["quantization_method"].source)
+        if not quant and model:
+            quant = vocab.quantization_of(str(model.value), from_model_name=True)
+            if quant:
+                out["quantization"] = Fact(quant, model.source + " (model name)")
+        if not quant and "dtype" in out:
+            quant = vocab.quantization_of(str(out["dtype"].value))
+            if quant in ("bf16", "fp16"):
+                out["quantization"] = Fact(quant, out["dtype"].source + " (dtype)")
+    if "gpu" in out and "compute_capability" not in out:
+        cc = vocab.compute_capability_of(str(out["gpu"].value))
+        if cc:
+            out["compute_capability"] = Fact(cc, "derived from the GPU name")
+    if "gpu_count" not in out and "gpu_count_rows" in out and out["gpu_count_rows"].value > 1:
+        out["gpu_count"] = Fact(out["gpu_count_rows"].value, "log")
+    out.pop("gpu_count_rows", None)
+    if "platform" not in out:
+        if "gpu" in out:
+            plat = vocab.platform_of_gpu(str(out["gpu"].value))
+            if plat:
+                out["platform"] = Fact(plat, "derived from the GPU name")
+        elif "rocm" in out:
+            out["platform"] = Fact("rocm", out["rocm"].source)
+
+
+def build(facts: dict[str, Fact], flags: set[str], flags_known: bool, conflicts: tuple[str, ...] = ()) -> Environment:
+    return Environment(facts=dict(facts), flags=frozenset(flags), flags_known=flags_known, conflicts=conflicts)

@@ -1,0 +1,165 @@
+"""`qwen3doctor eval DIR`: accuracy on a folder of labelled cases (`<case>/log.txt` + `<case>/case.yaml`).
+
+Only log.txt is diagnosed; case.yaml is the label. A case is right at rank k when one of the first k
+findings cites an issue of the case's root cause: its canonical_issue, or that of any case sharing its
+root_cause_key. A false claim is a `*-neg-*` case whose top finding is high-confidence and either names a
+Qwen3 family while the case's model is not Qwen3, or exists at all when the case is not a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..knowledge.catalog import Catalog
+from ..judge.pipeline import diagnose_source
+from ..errors import InputError
+from ..read.reader import open_source
+
+# short repository names used in labels -> owner/repo
+REPO_ALIASES = {
+    "vllm": "vllm-project/vllm", "sglang": "sgl-project/sglang", "sglang-omni": "sgl-project/sglang-omni",
+    "vllm-ascend": "vllm-project/vllm-ascend", "xinference": "xorbitsai/inference", "ascend-sglang": "ascend/sglang",
+    "flashinfer": "flashinfer-ai/flashinfer", "deepep": "deepseek-ai/deepep",
+}
+
+
+def canonical_ref(ref: str) -> str:
+    repo, _, n = ref.strip().partition("#")
+    repo = REPO_ALIASES.get(repo.lower(), repo).lower()
+    return f"{repo}#{n.strip()}"
+
+
+@dataclass
+class CaseResult:
+    """How the diagnosis of one labelled case compares with its label."""
+
+    case: str
+    key: str
+    positive: bool
+    rank: int | None  # 1-based rank of the first right finding
+    top: str | None
+    top_confidence: str | None
+    top_refs: list[str]
+    false_claim: bool
+    expected: list[str]
+    error: str | None = None
+
+
+@dataclass
+class EvalResult:
+    """The results of every case of an evaluation, with the accuracy figures."""
+
+    results: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def positives(self) -> list[CaseResult]:
+        return [r for r in self.results if r.positive]
+
+    def at(self, k: int) -> int:
+        return sum(1 for r in self.positives if r.rank is not None and r.rank <= k)
+
+    @property
+    def false_claims(self) -> list[CaseResult]:
+        return [r for r in self.results if r.false_claim]
+
+    def figures(self) -> dict:
+        n = len(self.positives)
+        return {
+            "cases": len(self.results),
+            "positive_cases": n,
+            "negative_cases": len(self.results) - n,
+            "top1": self.at(1),
+            "top3": self.at(3),
+            "top1_rate": round(self.at(1) / n, 4) if n else None,
+            "top3_rate": round(self.at(3) / n, 4) if n else None,
+            "false_claims": len(self.false_claims),
+        }
+
+
+def load_cases(root: Path) -> list[tuple[Path, dict]]:
+    cases = []
+    for case_file in sorted(root.glob("*/case.yaml")):
+        try:
+            label = yaml.safe_load(case_file.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{case_file}: cannot read the label ({exc.__class__.__name__})") from None
+        if not isinstance(label, dict):
+            raise InputError(f"{case_file}: the label must be a mapping")
+        cases.append((case_file.parent, label))
+    if not cases:
+        raise InputError(f"{root}: no labelled cases (*/case.yaml) found")
+    return cases
+
+
+def is_negative(case_dir: Path, label: dict) -> bool:
+    return "-neg-" in case_dir.name or str(label.get("root_cause_key", "")).startswith("not-a-crash")
+
+
+def run_eval(root: Path, catalog: Catalog) -> EvalResult:
+    cases = load_cases(root)
+    issues_by_key: dict[str, set[str]] = {}
+    for _, label in cases:
+        key = str(label.get("root_cause_key") or "")
+        if label.get("canonical_issue"):
+            issues_by_key.setdefault(key, set()).add(canonical_ref(str(label["canonical_issue"])))
+    out = EvalResult()
+    for case_dir, label in cases:
+        key = str(label.get("root_cause_key") or "")
+        expected = sorted(issues_by_key.get(key, set()))
+        negative = is_negative(case_dir, label)
+        not_a_crash = key.startswith("not-a-crash")
+        log = case_dir / "log.txt"
+        try:
+            src = open_source(str(log), force=True)
+            try:
+                report = diagnose_source(src, catalog)
+            finally:
+                src.close()
+        except InputError as exc:
+            out.results.append(CaseResult(case_dir.name, key, not negative, None, None, None, [], False, expected, str(exc)))
+            continue
+        rank = None
+        for i, f in enumerate(report.findings, 1):
+            if {canonical_ref(r) for r in f.references} & set(expected):
+                rank = i
+                break
+        top = report.findings[0] if report.findings else None
+        false_claim = False
+        if negative and top is not None and top.confidence == "high":
+            case_family = str(label.get("family") or "")
+            if not_a_crash or (top.families and not case_family.startswith("qwen3")):
+                false_claim = True
+        out.results.append(
+            CaseResult(
+                case_dir.name, key, not negative, rank, top.rule_id if top else None, top.confidence if top else None,
+                list(top.references) if top else [], false_claim, expected,
+            )
+        )
+    return out
+
+
+def render_text(result: EvalResult) -> str:
+    fig = result.figures()
+    lines = []
+    misses = [r for r in result.positives if r.rank != 1]
+    if misses:
+        lines.append("Positive cases not ranked first:")
+        for r in misses:
+            where = f"rank {r.rank}" if r.rank else "not found"
+            lines.append(f"  {r.case:<36} {where:<10} top: {r.top or '-'} ({r.top_confidence or '-'})  expected {', '.join(r.expected)}")
+        lines.append("")
+    if result.false_claims:
+        lines.append("False claims on negative cases:")
+        for r in result.false_claims:
+            lines.append(f"  {r.case:<36} top: {r.top} ({r.top_confidence})")
+        lines.append("")
+    n = fig["positive_cases"]
+    pct = lambda k: f"{100 * k / n:.1f}%" if n else "n/a"  # noqa: E731
+    lines.append(f"cases: {fig['cases']} ({n} positive, {fig['negative_cases']} negative)")
+    lines.append(f"top-1: {fig['top1']}/{n} ({pct(fig['top1'])})")
+    lines.append(f"top-3: {fig['top3']}/{n} ({pct(fig['top3'])})")
+    lines.append(f"false claims: {fig['false_claims']}")
+    return "\n".join(lines) + "\n"

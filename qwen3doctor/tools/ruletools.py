@@ -1,0 +1,214 @@
+"""Rule authoring: every rule's own tests (shared by pytest and `rules test`), lint checks, list, skeleton."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..knowledge.catalog import Catalog
+from ..judge.pipeline import diagnose_source, diagnose_text
+from ..model import Report, Rule
+from ..read.reader import open_source
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class RuleTest:
+    """One of a rule's own tests: a log it must match, or one it must not."""
+
+    rule_id: str
+    kind: str  # match | no_match
+    index: int
+    how: str  # file | text
+    value: str  # path or text
+    label: str
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.rule_id}::{self.kind}[{self.index}]"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """How one rule test went."""
+
+    test: RuleTest
+    ok: bool
+    detail: str
+
+
+def rule_tests(catalog: Catalog, only: set[str] | None = None) -> list[RuleTest]:
+    out = []
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        if only and rule.id not in only:
+            continue
+        for kind in ("match", "no_match"):
+            for i, (how, value, label) in enumerate(rule.tests.get(kind, ())):
+                out.append(RuleTest(rule.id, kind, i, how, value, label))
+    return out
+
+
+class ReportCache:
+    """Diagnose each test log once, however many rules name it."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self._cache: dict[tuple[str, str], Report | str] = {}
+
+    def get(self, test: RuleTest) -> Report | str:
+        key = (test.how, test.value)
+        if key not in self._cache:
+            try:
+                if test.how == "file":
+                    src = open_source(test.value)
+                    try:
+                        self._cache[key] = diagnose_source(src, self.catalog)
+                    finally:
+                        src.close()
+                else:
+                    self._cache[key] = diagnose_text(test.value, self.catalog, test.label)
+            except InputError as exc:
+                self._cache[key] = str(exc)
+        return self._cache[key]
+
+
+def run_test(test: RuleTest, cache: ReportCache) -> TestResult:
+    report = cache.get(test)
+    if isinstance(report, str):
+        return TestResult(test, False, f"cannot read test log: {report}")
+    ids = [f.rule_id for f in report.findings]
+    if test.kind == "match":
+        if ids and ids[0] == test.rule_id:
+            return TestResult(test, True, f"ranked first ({report.findings[0].confidence})")
+        if test.rule_id in ids:
+            pos = ids.index(test.rule_id) + 1
+            return TestResult(test, False, f"{test.label}: ranked {pos}, behind {', '.join(ids[: pos - 1])}")
+        return TestResult(test, False, f"{test.label}: not reported (" + (f"found: {', '.join(ids)}" if ids else "no findings") + ")")
+    if test.rule_id in ids:
+        pos = ids.index(test.rule_id) + 1
+        return TestResult(test, False, f"{test.label}: reported at rank {pos} on a log it must not match")
+    return TestResult(test, True, "not reported")
+
+
+def run_tests(catalog: Catalog, only: set[str] | None = None) -> list[TestResult]:
+    cache = ReportCache(catalog)
+    return [run_test(t, cache) for t in rule_tests(catalog, only)]
+
+
+def lint(catalog: Catalog) -> list[str]:
+    """Checks beyond the schema (which loading already enforces): tests present, references unique."""
+    import yaml
+
+    problems = []
+    refs: dict[str, str] = {}
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        # the catalog parses with libyaml where present; a file must also parse without it (pure PyYAML)
+        try:
+            yaml.compose(Path(rule.path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            problems.append(f"{rule.path}:{mark.line + 1 if mark else 1}: YAML that only libyaml accepts "
+                            f"({exc.problem}): quote the value")
+        except (OSError, yaml.YAMLError):
+            pass
+        if not rule.tests.get("match"):
+            problems.append(f"{rule.path}: tests.match: the rule has no log it must match")
+        if not rule.tests.get("no_match"):
+            problems.append(f"{rule.path}: tests.no_match: the rule has no lookalike it must not match")
+        for how, value, label in rule.tests.get("match", ()) + rule.tests.get("no_match", ()):
+            if how == "file" and not Path(value).is_file():
+                problems.append(f"{rule.path}: tests: {label}: no such file")
+        first = rule.references[0].lower() if rule.references else None
+        if first:
+            if first in refs:
+                problems.append(f"{rule.path}: references[0]: {rule.references[0]} already represents rule {refs[first]}")
+            refs[first] = rule.id
+        if not rule.match and not rule.when and not rule.families:
+            problems.append(f"{rule.path}: match: a rule with no match clauses needs when conditions or families")
+    return problems
+
+
+def lint_warnings(catalog: Catalog) -> list[str]:
+    """Advice that does not fail lint: `log` patterns the prefilter cannot anchor, or whose anchor is in
+    ordinary request traffic (those only run on lines other anchors select, so they can miss on big logs)."""
+    from ..read.scanner import MIN_PREFILTER_ANCHOR, is_noise
+
+    out = []
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        for clause in [c for alt in rule.match for c in alt] + list(rule.supports):
+            if clause.kind != "log":
+                continue
+            if clause.anchors is None:
+                out.append(f"{rule.path}: {clause.kind}: a pattern has no literal of {MIN_PREFILTER_ANCHOR}+ characters "
+                           f"({', '.join(clause.sources)[:120]}): on a large log it only sees lines other anchors select")
+                continue
+            weak = [a for a, nocase in clause.anchors if len(a) < MIN_PREFILTER_ANCHOR or is_noise((a, nocase))]
+            if weak:
+                out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in weak[:3])} are too short or "
+                           "occur in ordinary request traffic: the prefilter ignores them")
+    return out
+
+
+def rules_table(catalog: Catalog) -> list[dict]:
+    return [
+        {
+            "id": r.id, "engines": list(r.engines), "families": list(r.families), "status": r.status,
+            "references": list(r.references), "title": r.title,
+        }
+        for r in sorted(catalog.rules.values(), key=lambda r: (r.engines != ("vllm", "sglang"), r.engines, r.id))
+    ]
+
+
+def rules_markdown(catalog: Catalog) -> str:
+    out = ["| rule | engines | families | status | references | title |", "| --- | --- | --- | --- | --- | --- |"]
+    for row in rules_table(catalog):
+        out.append(
+            f"| `{row['id']}` | {', '.join(row['engines'])} | {', '.join(row['families']) or 'any'} | {row['status']} "
+            f"| {', '.join(row['references'])} | {row['title'].replace('|', '/')} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+SKELETON = """\
+title: ""            # one line: what broke
+status: unconfirmed  # confirmed | likely | unconfirmed
+references: []       # vllm#N / sglang#N / owner/repo#N, the representative issue first
+families: []         # qwen3, qwen3-moe, qwen3-vl, qwen3-omni, qwen3-next, qwen3.5, qwen3.5-moe, qwen3-coder
+match:               # required evidence; clauses are ANDed, items ORed
+  frames: []         # function names (regex, full match)
+  message: []        # regex on the crash message
+supports:            # extra evidence that raises the score
+  log: []
+when:                # conditions on the environment
+  engine_version: ">=0.0"
+cause: >
+  In your own words: what goes wrong and why.
+symptoms: []
+fixes:
+  - title: ""
+    command: ""
+    cost: ""
+fixed_in: {}
+tests:
+  match: []          # logs this rule must rank first, relative to this file
+  no_match: []       # lookalikes it must not report
+"""
+
+
+def new_rule(root: Path, engine: str, rule_id: str) -> Path:
+    path = root / engine / f"{rule_id}.yaml"
+    if path.exists():
+        raise InputError(f"{path}: already exists")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(SKELETON, encoding="utf-8")
+    return path
+
+
+README_START, README_END = "<!-- rules-table:start -->", "<!-- rules-table:end -->"
+
+
+def readme_with_table(readme: str, table: str) -> str:
+    """The README text with the covered-crashes table between its markers replaced."""
+    head, _, rest = readme.partition(README_START)
+    _, _, tail = rest.partition(README_END)
+    return f"{head}{README_START}\n{table}{README_END}{tail}"
