@@ -37,3 +37,7 @@ class RuleError(Qwen3DoctorError):
 
 class UnknownKeyError(Qwen3DoctorError):
     """`explain` was given a key that names no rule."""
+
+
+class UsageProblem(Qwen3DoctorError):
+    """The command line itself is wrong (no command named, an option the command has not)."""

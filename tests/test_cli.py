@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +168,50 @@ def test_terminal_with_no_args_prints_usage_and_exits_2():
         pass
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 2 and b"usage" in out
+
+
+@pytest.mark.parametrize("args, says", [
+    ([], "missing command: check, diagnose"),
+    (["--bogus"], "no such option: --bogus"),
+    (["bogus"], "no such command 'bogus'"),
+    (["explain"], "missing argument"),
+    (["diagnose", "--jobs", "abc", str(EXAMPLE)], "'abc' is not a valid int"),
+    (["rules"], "missing command: lint, list, new, show, test"),
+    (["rules", "list", "--frmat", "json"], "no such option: --frmat"),
+])
+def test_usage_errors_are_one_line_and_exit_2(args, says):
+    r = run(*args, stdin="")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("qwen3doctor: ") and says in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr and r.stdout == ""
+    assert "--help`)" in r.stderr or "missing command" in r.stderr
+
+
+def test_usage_errors_never_import_click():
+    """typer 0.2x vendors click and does not install it: the error path must not need it."""
+    code = ("import sys, builtins; real = builtins.__import__\n"
+            "def guard(name, *a, **k):\n"
+            "    if name == 'click' or name.startswith('click.'):\n"
+            "        raise ModuleNotFoundError(\"No module named 'click'\")\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = guard\n"
+            "sys.argv = ['qwen3doctor', '--bogus']\n"
+            "from qwen3doctor.cli import main\n"
+            "main()\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr == "qwen3doctor: no such option: --bogus (see `qwen3doctor --help`)\n", r.stderr
+
+
+def test_shell_completion_script_install_and_answers(tmp_path):
+    script = Path(sys.executable).with_name("qwen3doctor")
+    if not script.exists():
+        pytest.skip("no qwen3doctor console script beside this Python (install the project)")
+    env = dict(os.environ, HOME=str(tmp_path), SHELL="/bin/bash")
+    r = subprocess.run([str(script), "--show-completion", "bash"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0 and "complete -o default -F _qwen3doctor_completion qwen3doctor" in r.stdout, r.stderr
+    r = subprocess.run([str(script), "--install-completion", "bash"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0 and (tmp_path / ".bash_completions" / "qwen3doctor.sh").exists(), r.stdout + r.stderr
+    assert "source" in (tmp_path / ".bashrc").read_text()
+    r = subprocess.run([str(script)], capture_output=True, text=True, timeout=60, env=dict(
+        env, _QWEN3DOCTOR_COMPLETE="complete_bash", COMP_WORDS="qwen3doctor diagnose --fo", COMP_CWORD="2"))
+    assert r.returncode == 0 and set(r.stdout.split()) == {"--format", "--force"}, r.stdout

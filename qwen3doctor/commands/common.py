@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from .. import __version__
-from ..errors import EXIT_CLEAN, EXIT_FINDING, EXIT_UNEXPLAINED, EXIT_USAGE, InputError
+from ..errors import EXIT_CLEAN, EXIT_FINDING, EXIT_UNEXPLAINED, EXIT_USAGE, InputError, UsageProblem
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 no crash found; 1 at least one finding; 3 a crash that no rule explains; "
@@ -19,14 +19,13 @@ EXIT_CODES_HELP = (
 )
 
 app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
+    invoke_without_command=True,
     rich_markup_mode=None,
     help="Read a vLLM or SGLang crash log and rank what most likely broke, with the evidence and the fix. "
     + EXIT_CODES_HELP,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-rules_app = typer.Typer(add_completion=False, no_args_is_help=True, help="List, show, lint, test and scaffold rules.")
+rules_app = typer.Typer(add_completion=False, invoke_without_command=True, help="List, show, lint, test and scaffold rules.")
 app.add_typer(rules_app, name="rules")
 
 
@@ -40,11 +39,25 @@ def _version(value: bool) -> None:
         raise typer.Exit(EXIT_CLEAN)
 
 
+def _no_command(ctx: typer.Context) -> None:
+    """A group named without a command: one line naming the commands (click's own answer, the whole help text
+    with exit 0 or 2 depending on its version, is not one line)."""
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        names = ", ".join(sorted(ctx.command.list_commands(ctx)))
+        raise UsageProblem(f"missing command: {names} (see `{ctx.command_path} --help`)")
+
+
 @app.callback()
 def _main(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
-    pass
+    _no_command(ctx)
+
+
+@rules_app.callback()
+def _rules_main(ctx: typer.Context) -> None:
+    _no_command(ctx)
 
 
 def catalog_for(rules: list[str] | None, disable: list[str] | None, skip_bad: bool = False):

@@ -54,7 +54,6 @@ def diagnose(
         raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
     if not files:
         if stdin_is_terminal():
-            ctx = typer.Context  # noqa: F841
             print("usage: qwen3doctor diagnose [OPTIONS] [FILES]...   (or pipe a log in: ... 2>&1 | qwen3doctor diagnose)", file=sys.stderr)
             raise typer.Exit(EXIT_USAGE)
         files = ["-"]
