@@ -164,3 +164,29 @@ def test_github_stays_within_the_annotation_limits(tmp_path):
     for line in errors:
         title = line[len("::error title="): line.index("::", 2)]
         assert len(title) <= 250
+
+
+def test_auto_inside_actions_redirected_to_a_file_is_plain(mixed, tmp_path):
+    import subprocess
+    import sys
+
+    from ci_fixtures import ROOT
+
+    out = tmp_path / "report.txt"
+    env = {k: v for k, v in __import__("os").environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    env.update(GITHUB_ACTIONS="true", NO_COLOR="1", PYTHONPATH=str(ROOT))
+    with open(out, "w") as fh:
+        r = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", "logs"], cwd=mixed, stdout=fh,
+                           stderr=subprocess.PIPE, text=True, env=env, timeout=180)
+    assert r.returncode == 1
+    text = out.read_text()
+    assert "::group::" not in text and "::error" not in text and text.startswith("== logs/nightly-a/server.log")
+
+
+def test_github_annotation_of_unreadable_inputs_gives_each_reason(mixed):
+    r = run_cli("diagnose", "logs", "logs/gone.log", "--format", "github", cwd=mixed)
+    assert r.returncode == 2
+    error = next(line for line in r.stdout.splitlines() if line.startswith("::error title=qwen3doctor%3A unreadable"))
+    assert "%0Alogs/gone.log: no such file" in error
+    warning = next(line for line in r.stdout.splitlines() if line.startswith("::warning title=qwen3doctor%3A skipped"))
+    assert "binary" in warning

@@ -72,12 +72,23 @@ def catalog_for(rules: list[str] | None, disable: list[str] | None, skip_bad: bo
 OUTPUT_SUFFIX_FORMATS = {".md": "markdown", ".xml": "junit", ".json": "json", ".jsonl": "json", ".txt": "plain", ".log": "plain"}
 
 
+def _stdout_is_a_log() -> bool:
+    """False when standard output is a regular file (`> report.txt`): workflow commands written there never
+    reach the Actions log (which reads a step's output through a pipe)."""
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
 def pick_format(fmt: str, output: Path | None = None) -> str:
     if fmt != "auto":
         return fmt
     if output is not None and output.suffix.lower() in OUTPUT_SUFFIX_FORMATS:
         return OUTPUT_SUFFIX_FORMATS[output.suffix.lower()]
-    if os.environ.get("GITHUB_ACTIONS") == "true":
+    if os.environ.get("GITHUB_ACTIONS") == "true" and output is None and _stdout_is_a_log():
         return "github"
     if output is not None or os.environ.get("NO_COLOR") or not sys.stdout.isatty():
         return "plain"
@@ -86,7 +97,8 @@ def pick_format(fmt: str, output: Path | None = None) -> str:
 
 FORMAT_OPT = typer.Option(
     "auto", "--format", "-f",
-    help="auto, plain, rich, json, github, markdown, junit. auto: github inside GitHub Actions, rich on a terminal, "
+    help="auto, plain, rich, json, github, markdown, junit. auto: github inside GitHub Actions (unless standard output "
+    "is redirected to a file), rich on a terminal, "
     "plain otherwise or with NO_COLOR (with --output: from the file's suffix, .md .xml .json).",
 )
 ENGINE_OPT = typer.Option(None, "--engine", help="vllm or sglang, when the log does not say.")

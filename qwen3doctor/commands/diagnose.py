@@ -109,11 +109,12 @@ def _diagnose_many(expansion, catalog, overrides, settings, chosen: str, output:
         write(render_summary(chosen, summary), output)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if chosen == "github" and step_summary:
-        from ..render.markdown import STEP_SUMMARY_LIMIT, render as markdown
+        from ..render.markdown import render as markdown, step_summary_room
 
         try:
+            room = step_summary_room(step_summary) - 1
             with open(step_summary, "a", encoding="utf-8") as fh:
-                fh.write(markdown(summary, limit=STEP_SUMMARY_LIMIT) + "\n")
+                fh.write(markdown(summary, limit=room) + "\n")
         except OSError as exc:
             err(f"warning: cannot append to GITHUB_STEP_SUMMARY ({exc.strerror or exc})")
     for o in summary.outcomes:

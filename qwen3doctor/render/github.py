@@ -60,6 +60,9 @@ def _message(summary: Summary, g: Group) -> str:
         lines.append(f"Fingerprint {fp.id}. Draft a rule: qwen3doctor suggest {g.sources[0]}")
     else:
         lines.append(g.title)
+    if g.kind in ("unreadable", "skipped"):  # each log's reason: "logs/a.log: no such file", "... binary data ..."
+        errors = [o.error for o in summary.outcomes if o.status == g.kind and o.error]
+        lines += errors[:MAX_LOGS_NAMED] + ([f"and {len(errors) - MAX_LOGS_NAMED} more"] if len(errors) > MAX_LOGS_NAMED else [])
     if g.reason:
         lines.append(f"Ignored: {g.reason}")
     named = ", ".join(g.sources[:MAX_LOGS_NAMED]) + (f" and {g.count - MAX_LOGS_NAMED} more" if g.count > MAX_LOGS_NAMED else "")

@@ -2,8 +2,8 @@
 
 One log: its diagnosis. Several: a headline and verdict, a mermaid pie chart of root causes across the
 logs, a table of the groups, then each log's diagnosis in a collapsed <details> block, grouped by root
-cause. The text stays under `limit` characters (a GitHub comment holds 65,536; a step summary 1 MiB): the
-per-log details are dropped first, with a note saying how many.
+cause. The text stays under `limit` bytes of UTF-8 (a GitHub comment holds 65,536 characters, a step summary
+1 MiB; a CJK character is three bytes): the per-log details are dropped first, with a note saying how many.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from .plain import ENV_ORDER
 from .summary import verdict_line
 
 COMMENT_LIMIT = 65_000
-STEP_SUMMARY_LIMIT = 1_000_000
+STEP_SUMMARY_LIMIT = 1_000_000  # bytes; GitHub drops a step summary over 1 MiB (1,048,576) whole
+MAX_PIE_SLICES = 10  # the largest groups, the rest summed up in the last slice
 MARK = {"hit": "✅", "miss": "❌", "unknown": "❔"}
 KIND_WORDS = {"finding": "root cause", "unexplained": "unexplained crash", "ignored": "ignored", "clean": "no crash",
               "empty": "empty", "skipped": "skipped", "unreadable": "unreadable"}
@@ -30,6 +31,20 @@ _ESCAPE = re.compile(r"([\\`*_\[\]<>|#])")
 def esc(text: str) -> str:
     """Free text, safe inside markdown and tables (log text holds <|im_start|>, pipes, underscores)."""
     return _ESCAPE.sub(r"\\\1", text.replace("&", "&amp;")).replace("\n", " ")
+
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def prose(text: str) -> str:
+    """Text that marks code with backticks (evidence, notes, next steps: "frame `forward_cuda` in ..."): the
+    marked parts become inline code, shown as written, and the rest is escaped like `esc`."""
+    out, last = [], 0
+    for m in _SPAN.finditer(text):
+        out += [esc(text[last:m.start()]), code(m.group(1))]
+        last = m.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
 
 
 def code(text: str) -> str:
@@ -77,29 +92,29 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
         if i == 1:
             out.append(f"**Evidence** ({f.confidence} confidence, score {f.score:.2f}, status {f.status}, "
                        f"rule {code(f.rule_id)})")
-            out += [f"- {MARK[e.state]} {esc(e.text)}" for e in f.evidence if e.state != "unknown" or e.clause.startswith("match")]
-            out += [f"- ⚠️ {esc(n)}" for n in f.notes]
+            out += [f"- {MARK[e.state]} {prose(e.text)}" for e in f.evidence if e.state != "unknown" or e.clause.startswith("match")]
+            out += [f"- ⚠️ {prose(n)}" for n in f.notes]
             out += ["", "**Fixes**"]
             for j, fix in enumerate(f.fixes, 1):
-                cost = f" — cost: {esc(fix.cost)}" if fix.cost else ""
-                out.append(f"{j}. {esc(fix.title)}{cost}")
+                cost = f" — cost: {prose(fix.cost)}" if fix.cost else ""
+                out.append(f"{j}. {prose(fix.title)}{cost}")
                 if fix.command:
                     out.append(f"   {code(fix.command)}")
             out.append("")
             if len(r.findings) > 1:
                 out.append("**Other candidates**")
         else:
-            out.append(f"{i}. {esc(f.title)} ({f.confidence}, {', '.join(ref_link(x) for x in f.references[:2])})")
+            out.append(f"{i}. {prose(f.title)} ({f.confidence}, {', '.join(ref_link(x) for x in f.references[:2])})")
     if len(r.findings) > 1:
         out.append("")
     if r.next_steps:
-        out += ["**Next steps**"] + [f"- {esc(s)}" for s in r.next_steps] + [""]
+        out += ["**Next steps**"] + [f"- {prose(s)}" for s in r.next_steps] + [""]
     if outcome.fingerprint is not None:
         fp = outcome.fingerprint
         frames = " ← ".join(reversed(fp.frames)) or "no engine frames"
         out.append(f"<sub>fingerprint {code(fp.id)}: {code(fp.exception_type)} · {esc(frames)} · {code(fp.template or '(no message)')}</sub>")
     for w in r.warnings:
-        out.append(f"> warning: {esc(w)}")
+        out.append(f"> warning: {prose(w)}")
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -107,17 +122,23 @@ def _headline(r: Report) -> str:
     if r.findings:
         top = r.findings[0]
         refs = ", ".join(ref_link(x) for x in top.references[:2])
-        return f"**Most likely: {esc(top.title)}** — {top.confidence} confidence · {refs}"
+        return f"**Most likely: {prose(top.title)}** — {top.confidence} confidence · {refs}"
     if r.crash is not None:
         return f"**A crash that no rule explains** ({code(r.crash.crash_class)}). Try `qwen3doctor suggest` on this log to draft a rule."
     return "**No crash found.**" if r.lines_read else "**Nothing to diagnose:** the input is empty."
 
 
 def pie_chart(summary: Summary) -> str:
+    """The largest groups, one slice each, and the rest as one "other" slice: a pie of 150 slivers says nothing."""
     lines = ["```mermaid", f"pie showData title Root causes across {len(summary.outcomes)} logs"]
-    for g in summary.groups:
+    groups = sorted(summary.groups, key=lambda g: -g.count)
+    shown = groups if len(groups) <= MAX_PIE_SLICES else groups[: MAX_PIE_SLICES - 1]
+    for g in shown:
         label = g.name if g.kind in ("finding", "clean", "empty", "skipped", "unreadable") else f"{g.name} ({KIND_WORDS[g.kind]})"
         lines.append(f'    "{_pie_label(label)}" : {g.count}')
+    rest = groups[len(shown):]
+    if rest:
+        lines.append(f'    "other ({len(rest)} groups, see the table)" : {sum(g.count for g in rest)}')
     lines.append("```")
     return "\n".join(lines)
 
@@ -146,9 +167,9 @@ def render(summary: Summary, *, limit: int = COMMENT_LIMIT) -> str:
     if len(summary.outcomes) == 1:
         body = report_markdown(summary.outcomes[0], heading="##")
         head = f"{body}\n**{esc(verdict_line(summary))}**\n"
-        return _fit(head + "".join(f"\n> note: {esc(n)}\n" for n in summary.notes), [], footer, limit)
+        return _fit(head + "".join(f"\n> note: {prose(n)}\n" for n in summary.notes), [], footer, limit)
     head = [f"## qwen3doctor: {esc(summary.headline())}", "", f"**{esc(verdict_line(summary))}**", ""]
-    head += [f"> note: {esc(n)}" for n in summary.notes] + ([""] if summary.notes else [])
+    head += [f"> note: {prose(n)}" for n in summary.notes] + ([""] if summary.notes else [])
     head += [pie_chart(summary), ""]
     head += ["| logs | root cause | kind | confidence | what broke | first fix |", "| ---: | --- | --- | --- | --- | --- |"]
     head += [_group_row(g) for g in summary.groups]
@@ -164,14 +185,35 @@ def render(summary: Summary, *, limit: int = COMMENT_LIMIT) -> str:
     return _fit("\n".join(head) + "\n", blocks, footer, limit)
 
 
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
 def _fit(head: str, blocks: list[str], footer: str, limit: int) -> str:
-    out, size = [head], len(head) + len(footer) + 200
+    """head, as many blocks as fit and footer, within `limit` bytes of UTF-8."""
+    out, size = [head], _bytes(head) + _bytes(footer) + 200
     for i, block in enumerate(blocks):
-        if size + len(block) > limit:
+        if size + _bytes(block) > limit:
             out.append(f"\n*… the details of {len(blocks) - i} more log(s) are left out to stay within "
-                       f"{limit:,} characters; run `qwen3doctor diagnose` on them for the full report.*\n")
+                       f"{limit:,} bytes; run `qwen3doctor diagnose` on them for the full report.*\n")
             break
         out.append(block)
-        size += len(block)
-    text = "".join(out) + footer
-    return text if len(text) <= limit else text[: limit - 20] + "\n\n*(cut)*\n"
+        size += _bytes(block)
+    text = "".join(out)
+    if _bytes(text) + _bytes(footer) <= limit:
+        return text + footer
+    cut = "\n\n*(cut)*\n"
+    room = max(0, limit - _bytes(cut) - _bytes(footer))
+    return text.encode("utf-8")[:room].decode("utf-8", errors="ignore") + cut + footer
+
+
+def step_summary_room(path: str) -> int:
+    """Bytes a report may add to the step summary file at `path`: GitHub's limit is for the whole file of a
+    step, and an earlier command of the same step may have written to it."""
+    import os
+
+    try:
+        used = os.path.getsize(path)
+    except OSError:
+        used = 0
+    return max(0, STEP_SUMMARY_LIMIT - used)
