@@ -416,7 +416,7 @@ def render_rich(local: LocalEnv) -> str:
     from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=True, width=110, highlight=False)
+    console = Console(file=buf, force_terminal=True, highlight=False)  # the terminal's width (COLUMNS, else its size)
     table = Table(title=f"This machine (Python {local.python_executable})", title_justify="left", show_header=False, box=None)
     for label, value, source in rows(local):
         style = "yellow" if value in ("not installed", "not found") or value.startswith("none") else ""

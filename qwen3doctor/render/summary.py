@@ -53,7 +53,7 @@ def render_rich(summary: Summary, width: int | None = None) -> str:
     from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=True, width=width or 110, highlight=False)
+    console = Console(file=buf, force_terminal=True, width=width, highlight=False)  # None: the terminal's
     table = Table(title=summary.headline(), title_justify="left", show_edge=False, pad_edge=False, expand=False)
     table.add_column("logs", justify="right")
     table.add_column("", no_wrap=True)
@@ -61,9 +61,10 @@ def render_rich(summary: Summary, width: int | None = None) -> str:
     table.add_column("confidence")
     table.add_column("what broke / where", overflow="fold")
     top = max((g.count for g in summary.groups), default=1)
+    bar_width = max(4, min(BAR_WIDTH, console.width // 10))  # leave the text column room on a narrow terminal
     for g in summary.groups:
         style = STYLE.get(g.kind, "")
-        cells = max(1, round(BAR_WIDTH * g.count / top))
+        cells = max(1, round(bar_width * g.count / top))
         bar = Text("█" * cells, style=style)
         detail = Text(g.title)
         if g.reason:

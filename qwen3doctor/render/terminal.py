@@ -1,10 +1,16 @@
-"""Rich output for a terminal: the same sections as plain text, with colour and panels."""
+"""Rich output for a terminal: the same sections as plain text, with colour and panels.
+
+Drawn at the terminal's width (rich reads `COLUMNS`, else the size of the terminal on standard input, output
+or error; 80 when there is none). Fix commands are printed below their finding's panel, never inside a
+border, and without soft wrapping: the terminal folds a long command on screen, and a copy gives it back as
+one line. Panel titles longer than the width end in an ellipsis."""
 
 from __future__ import annotations
 
 import io
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -18,7 +24,7 @@ CONF_STYLE = {"high": "bold green", "medium": "yellow", "low": "dim"}
 
 def render(report: Report, width: int | None = None) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=True, width=width or 110, highlight=False)
+    console = Console(file=buf, force_terminal=True, width=width, highlight=False)
     style = {Verdict.FOUND: "bold", Verdict.UNEXPLAINED: "bold red", Verdict.CLEAN: "green", Verdict.NOTHING: "dim"}[report.verdict]
     console.print(Text(f"{report.source}", style="dim"))
     console.print(Text(headline(report), style=style))
@@ -43,29 +49,40 @@ def render(report: Report, width: int | None = None) -> str:
         head.append(f"{f.confidence} confidence", style=CONF_STYLE[f.confidence])
         head.append(f"  score {f.score:.2f}  {f.status}  {', '.join(f.references)}  ({f.rule_id})", style="dim")
         parts.append(head)
+        marks = Table.grid(padding=(0, 1))  # a wrapped sentence stays indented under its own text
+        marks.add_column(no_wrap=True)
+        marks.add_column()
         for ev in f.evidence:
             if ev.state == "unknown" and not ev.clause.startswith("match"):
                 continue
             mark, colour = STATE_STYLE[ev.state]
-            parts.append(Text.assemble((f" {mark} ", colour), ev.text))
+            marks.add_row(Text(f" {mark}", style=colour), ev.text)
         for note in f.notes:
-            parts.append(Text(f" note: {note}", style="yellow"))
+            marks.add_row(Text(" !", style="yellow"), Text(f"note: {note}", style="yellow"))
+        parts.append(marks)
+        console.print(Panel(Group(*parts), title=_title(f"{i}. {f.title}", console.width), title_align="left",
+                            border_style="green" if f.confidence == "high" else "yellow"))
         for j, fix in enumerate(f.fixes, 1):
-            line = Text.assemble((f" fix {j}: ", "bold"), fix.title)
+            line = Text.assemble((f"fix {j}: ", "bold"), fix.title)
             if fix.cost:
                 line.append(f"  (cost: {fix.cost})", style="dim")
-            parts.append(line)
-            if fix.command:
-                parts.append(Text(f"   $ {fix.command}", style="bold cyan"))
-        console.print(Panel(Group(*parts), title=f"{i}. {f.title}", title_align="left",
-                            border_style="green" if f.confidence == "high" else "yellow"))
+            console.print(Padding(line, (0, 0, 0, 2)))
+            for command_line in (fix.command or "").splitlines():
+                console.print(Text(f"    $ {command_line}", style="bold cyan"), soft_wrap=True)
     if report.next_steps:
         console.print(Text("Next steps", style="bold"))
         for s in report.next_steps:
-            console.print(Text(f" • {s}"))
+            console.print(Padding(Text(f"• {s}"), (0, 0, 0, 1)))
     for w in report.warnings:
         console.print(Text(f"warning: {w}", style="yellow"))
     return buf.getvalue()
+
+
+def _title(text: str, width: int) -> Text:
+    """A panel title cut to the room between the corners, ending in an ellipsis."""
+    title = Text(" ".join(text.split()))
+    title.truncate(max(8, width - 6), overflow="ellipsis")
+    return title
 
 
 def render_many(reports: list[Report]) -> str:
