@@ -27,8 +27,20 @@ def usage_message(exc: Exception) -> str:
     """One line for a click usage error: click's message, and where the help is (`qwen3doctor diagnose --help`)."""
     text = " ".join(str(exc.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
     ctx = getattr(exc, "ctx", None)
-    path = ctx.command_path if ctx is not None else "qwen3doctor"
+    path = ctx.command_path if ctx is not None else _command_path(sys.argv[1:])
     return f"{text[:1].lower()}{text[1:]} (see `{path} --help`)"
+
+
+def _command_path(args: list[str]) -> str:
+    """'qwen3doctor rules lint' from the command line, for an error click raised without its context."""
+    words, command = ["qwen3doctor"], typer.main.get_command(app)
+    for arg in args:
+        sub = getattr(command, "commands", {}).get(arg)
+        if arg.startswith("-") or sub is None:
+            break
+        words.append(arg)
+        command = sub
+    return " ".join(words)
 
 
 def main() -> None:

@@ -178,6 +178,7 @@ def test_terminal_with_no_args_prints_usage_and_exits_2():
     (["diagnose", "--jobs", "abc", str(EXAMPLE)], "'abc' is not a valid int"),
     (["rules"], "missing command: lint, list, new, show, test"),
     (["rules", "list", "--frmat", "json"], "no such option: --frmat"),
+    (["rules", "list", "--format"], "option '--format' requires an argument (see `qwen3doctor rules list --help`)"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(args, says):
     r = run(*args, stdin="")

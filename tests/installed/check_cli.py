@@ -60,6 +60,7 @@ def cases(f: dict[str, Path], home: Path) -> list[tuple[str, list[str], int, str
         ("unknown command", ["bogus"], USAGE, "one", "bogus"),
         ("unknown option of a command", ["diagnose", "--formt", "json", ex], USAGE, "one", "--formt"),
         ("missing argument", ["explain"], USAGE, "one", "missing argument"),
+        ("option without its value", ["diagnose", "--format"], USAGE, "one", "`qwen3doctor diagnose --help`"),
         ("--jobs abc", ["diagnose", "--jobs", "abc", ex], USAGE, "one", "--jobs"),
         ("unknown format", ["diagnose", "--format", "xml", ex], USAGE, "one", "xml"),
         ("rules without a command", ["rules"], USAGE, "one", "missing command"),
