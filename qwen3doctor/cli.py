@@ -16,10 +16,10 @@ from .errors import EXIT_CLEAN, EXIT_USAGE, Qwen3DoctorError, RuleError
 
 
 def _click_class(name: str) -> type:
-    """A class of the click that typer runs on, found through what typer itself exports. typer up to 0.2x
-    re-exports click's `BadParameter`; later ones vendor click and export their copy's. Either way its bases
-    are that click's `UsageError` and `ClickException`, so no `import click` (not installed beside a typer
-    that vendors it)."""
+    """A class of the click that typer runs on, found through what typer itself exports. A typer that depends
+    on click re-exports click's `BadParameter`; a later one that vendors click (0.26 and on) exports its
+    copy's. Either way its bases are that click's `UsageError` and `ClickException`, so there is no
+    `import click` (not installed beside a typer that vendors it)."""
     return next((c for c in typer.BadParameter.__mro__ if c.__name__ == name), typer.BadParameter)
 
 

@@ -112,9 +112,12 @@ def _diagnose_many(expansion, catalog, overrides, settings, chosen: str, output:
         from ..render.markdown import render as markdown, step_summary_room
 
         try:
-            room = step_summary_room(step_summary) - 1
-            with open(step_summary, "a", encoding="utf-8") as fh:
-                fh.write(markdown(summary, limit=room) + "\n")
+            room = step_summary_room(step_summary) - 1  # the blank line after the report
+            if room < 2000:
+                err("warning: GITHUB_STEP_SUMMARY is already at GitHub's 1 MiB limit; the report is not added to it")
+            else:
+                with open(step_summary, "a", encoding="utf-8") as fh:
+                    fh.write(markdown(summary, limit=room) + "\n")
         except OSError as exc:
             err(f"warning: cannot append to GITHUB_STEP_SUMMARY ({exc.strerror or exc})")
     for o in summary.outcomes:
