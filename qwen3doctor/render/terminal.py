@@ -2,8 +2,8 @@
 
 Drawn at the terminal's width (rich reads `COLUMNS`, else the size of the terminal on standard input, output
 or error; 80 when there is none). Fix commands are printed below their finding's panel, never inside a
-border, and without soft wrapping: the terminal folds a long command on screen, and a copy gives it back as
-one line. Panel titles longer than the width end in an ellipsis."""
+border, and with no line break inserted (rich's soft_wrap): the terminal folds a long command on screen, and
+a copy gives it back as one line. Panel titles longer than the width end in an ellipsis."""
 
 from __future__ import annotations
 
