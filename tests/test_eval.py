@@ -34,3 +34,25 @@ def test_eval_command_prints_figures_and_json():
 def test_reference_forms_compare_equal():
     assert canonical_ref("sglang-omni#214") == canonical_ref("sgl-project/sglang-omni#214")
     assert canonical_ref("vllm#1") == "vllm-project/vllm#1"
+
+
+def test_eval_splits_covered_causes_and_says_why_each_case_missed(catalog):
+    result = run_eval(DATA / "eval-misses", catalog)
+    by_case = {r.case: r for r in result.results}
+    # a bundled rule cites vllm#34948; nothing cites the made-up issues
+    assert by_case["vllm-gdn-hit"].covered and by_case["vllm-gdn-bare"].covered
+    assert not by_case["vllm-quiet-start"].covered and not by_case["sglang-unknown-assert"].covered
+    assert by_case["vllm-gdn-hit"].rank == 1 and by_case["vllm-gdn-hit"].miss is None
+    assert by_case["vllm-quiet-start"].miss == "no crash found"
+    assert by_case["sglang-unknown-assert"].miss == "unexplained crash"
+    bare = by_case["vllm-gdn-bare"]
+    assert bare.rank != 1 and bare.miss == "another rule first"
+    fig = result.figures()
+    assert fig["covered"] == {"cases": 2, "top1": 1, "top3": 1 if bare.rank is None or bare.rank > 3 else 2}
+    assert fig["uncovered"] == {"cases": 2, "top1": 0, "top3": 0}
+    assert fig["misses"]["no crash found"] == 1 and fig["misses"]["unexplained crash"] == 1
+    text = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "eval", str(DATA / "eval-misses")],
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "covered (a bundled rule cites the cause): 2 cases, top-1 1 (50.0%)" in text
+    assert "uncovered (no bundled rule cites it): 2 cases, top-1 0 (0.0%), top-3 0 (0.0%)" in text
+    assert "sglang-unknown-assert" in text and "unexplained crash" in text

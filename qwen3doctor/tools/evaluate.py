@@ -2,7 +2,9 @@
 
 Only log.txt is diagnosed; case.yaml is the label. A case is right at rank k when one of the first k
 findings cites an issue of the case's root cause: its canonical_issue, or that of any case sharing its
-root_cause_key. A false claim is a `*-neg-*` case whose top finding is high-confidence and either names a
+root_cause_key. A case is "covered" when some rule of the catalog cites one of those issues: the figures are
+given for covered and uncovered cases apart, and each miss says why it missed (no crash found, an unexplained
+crash, or another rule first). A false claim is a `*-neg-*` case whose top finding is high-confidence and either names a
 Qwen3 family while the case's model is not Qwen3, or exists at all when the case is not a crash.
 """
 
@@ -46,6 +48,21 @@ class CaseResult:
     false_claim: bool
     expected: list[str]
     error: str | None = None
+    covered: bool = False  # some rule of the catalog cites an expected issue
+    miss: str | None = None  # why a positive case is not right at rank 1 (MISS_KINDS)
+
+
+# why a positive case missed rank 1
+NO_CRASH, UNEXPLAINED, OTHER_FIRST, UNREADABLE = "no crash found", "unexplained crash", "another rule first", "unreadable"
+
+
+def miss_kind(rank: int | None, verdict: str, has_findings: bool) -> str | None:
+    """Why a positive case is not right at rank 1, from the report's verdict and findings."""
+    if rank == 1:
+        return None
+    if has_findings:
+        return OTHER_FIRST
+    return UNEXPLAINED if verdict == "unexplained-crash" else NO_CRASH
 
 
 @dataclass
@@ -58,8 +75,9 @@ class EvalResult:
     def positives(self) -> list[CaseResult]:
         return [r for r in self.results if r.positive]
 
-    def at(self, k: int) -> int:
-        return sum(1 for r in self.positives if r.rank is not None and r.rank <= k)
+    def at(self, k: int, cases: list[CaseResult] | None = None) -> int:
+        cases = self.positives if cases is None else cases
+        return sum(1 for r in cases if r.rank is not None and r.rank <= k)
 
     @property
     def false_claims(self) -> list[CaseResult]:
@@ -76,7 +94,14 @@ class EvalResult:
             "top1_rate": round(self.at(1) / n, 4) if n else None,
             "top3_rate": round(self.at(3) / n, 4) if n else None,
             "false_claims": len(self.false_claims),
+            "covered": self._part([r for r in self.positives if r.covered]),
+            "uncovered": self._part([r for r in self.positives if not r.covered]),
+            "misses": {kind: sum(1 for r in self.positives if r.miss == kind)
+                       for kind in (NO_CRASH, UNEXPLAINED, OTHER_FIRST, UNREADABLE)},
         }
+
+    def _part(self, cases: list[CaseResult]) -> dict:
+        return {"cases": len(cases), "top1": self.at(1, cases), "top3": self.at(3, cases)}
 
 
 def load_cases(root: Path) -> list[tuple[Path, dict]]:
@@ -105,12 +130,14 @@ def run_eval(root: Path, catalog: Catalog) -> EvalResult:
         key = str(label.get("root_cause_key") or "")
         if label.get("canonical_issue"):
             issues_by_key.setdefault(key, set()).add(canonical_ref(str(label["canonical_issue"])))
+    cited = {canonical_ref(ref) for rule in catalog.rules.values() for ref in rule.references}
     out = EvalResult()
     for case_dir, label in cases:
         key = str(label.get("root_cause_key") or "")
         expected = sorted(issues_by_key.get(key, set()))
         negative = is_negative(case_dir, label)
         not_a_crash = key.startswith("not-a-crash")
+        covered = bool(cited & set(expected))
         log = case_dir / "log.txt"
         try:
             src = open_source(str(log), force=True)
@@ -119,14 +146,16 @@ def run_eval(root: Path, catalog: Catalog) -> EvalResult:
             finally:
                 src.close()
         except InputError as exc:
-            out.results.append(CaseResult(case_dir.name, key, not negative, None, None, None, [], False, expected, str(exc)))
+            out.results.append(CaseResult(case_dir.name, key, not negative, None, None, None, [], False, expected, str(exc),
+                                          covered, None if negative else UNREADABLE))
             continue
+        answers = ranked_answers(report)
         rank = None
-        for i, f in enumerate(report.findings, 1):
+        for i, f in enumerate(answers, 1):
             if {canonical_ref(r) for r in f.references} & set(expected):
                 rank = i
                 break
-        top = report.findings[0] if report.findings else None
+        top = answers[0] if answers else None
         false_claim = False
         if negative and top is not None and top.confidence == "high":
             case_family = str(label.get("family") or "")
@@ -135,10 +164,16 @@ def run_eval(root: Path, catalog: Catalog) -> EvalResult:
         out.results.append(
             CaseResult(
                 case_dir.name, key, not negative, rank, top.rule_id if top else None, top.confidence if top else None,
-                list(top.references) if top else [], false_claim, expected,
+                list(top.references) if top else [], false_claim, expected, None, covered,
+                None if negative else miss_kind(rank, report.verdict.value, bool(answers)),
             )
         )
     return out
+
+
+def ranked_answers(report) -> tuple:
+    """What a case is scored on: the findings, then the risks of a log with no crash sign."""
+    return tuple(report.findings) + tuple(getattr(report, "risks", ()))
 
 
 def render_text(result: EvalResult) -> str:
@@ -149,7 +184,8 @@ def render_text(result: EvalResult) -> str:
         lines.append("Positive cases not ranked first:")
         for r in misses:
             where = f"rank {r.rank}" if r.rank else "not found"
-            lines.append(f"  {r.case:<36} {where:<10} top: {r.top or '-'} ({r.top_confidence or '-'})  expected {', '.join(r.expected)}")
+            lines.append(f"  {r.case:<36} {where:<10} {r.miss or '-':<18} {'covered' if r.covered else 'uncovered':<9} "
+                         f"top: {r.top or '-'} ({r.top_confidence or '-'})  expected {', '.join(r.expected)}")
         lines.append("")
     if result.false_claims:
         lines.append("False claims on negative cases:")
@@ -162,4 +198,11 @@ def render_text(result: EvalResult) -> str:
     lines.append(f"top-1: {fig['top1']}/{n} ({pct(fig['top1'])})")
     lines.append(f"top-3: {fig['top3']}/{n} ({pct(fig['top3'])})")
     lines.append(f"false claims: {fig['false_claims']}")
+    for part, what in (("covered", "a bundled rule cites the cause"), ("uncovered", "no bundled rule cites it")):
+        p = fig[part]
+        share = lambda k: f"{100 * k / p['cases']:.1f}%" if p["cases"] else "n/a"  # noqa: E731
+        lines.append(f"{part} ({what}): {p['cases']} cases, top-1 {p['top1']} ({share(p['top1'])}), "
+                     f"top-3 {p['top3']} ({share(p['top3'])})")
+    m = fig["misses"]
+    lines.append("misses at rank 1: " + ", ".join(f"{n} {kind}" for kind, n in m.items() if n or kind != UNREADABLE))
     return "\n".join(lines) + "\n"
