@@ -29,10 +29,17 @@ class Crash:
     complete: bool = False  # the traceback reached its exception line
     role: str = "cause"  # primary (the first cause) | cause | fragment | consequence | wrapper
     chained: tuple["Crash", ...] = ()  # exceptions that led to this one ("During handling ...")
+    message_cut: bool = False  # the paste ends on the bare exception type: its message is unknown, not empty
+    native: tuple[Frame, ...] = ()  # C++ / cuda-gdb / sanitizer frames naming the native function or kernel
 
     @property
     def functions(self) -> tuple[str, ...]:
         return tuple(f.function for f in self.frames)
+
+    @property
+    def said(self) -> bool:
+        """The crash states a message (or at least an exception type whose message is not cut off)."""
+        return bool(self.message or self.exception_type) and not self.message_cut
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ class Haystack:
         parts = []
         for crash in scan.crashes:
             parts.extend(crash.functions)
+            parts.extend(f.function for f in crash.native)
             parts.append(crash.exception_type or "")
             parts.append(crash.message)
             for chained in crash.chained:
@@ -111,7 +112,7 @@ def _absent_state(kind: str, scan: Scan) -> str:
     if kind == "exception":
         return MISS if any(c.exception_type for c in crashes) else UNKNOWN
     if kind == "message":
-        return MISS if any(c.role != "consequence" for c in crashes if c.message or c.exception_type) else UNKNOWN
+        return MISS if any(c.role != "consequence" for c in crashes if c.said) else UNKNOWN
     return MISS
 
 
@@ -121,10 +122,10 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
     search = hay is None or hay.may_hit(clause)
     if kind == "frames":
         for crash in scan.crashes if search else ():
-            for frame in reversed(crash.frames):
+            for frame in reversed(crash.frames + crash.native):
                 for pat, src in candidates(clause, frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
-                        loc = f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}" if frame.file else "?"
+                        loc = f"{frame.file.rsplit('/', 1)[-1]}:{frame.line}" if frame.file else "native"
                         return _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src,
                                     frame.function)
         complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]
@@ -143,7 +144,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             return Evidence(label, MISS, f"the exception is `{typed[0].exception_type}`, not {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log shows no exception type")
     if kind == "message":
-        said = [c for c in crashes if c.message or c.exception_type]
+        said = [c for c in crashes if c.said]
         for crash in said + list(_chained(said)) if search else ():
             text = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
             for pat, src in candidates(clause, text, text.lower()):
@@ -154,6 +155,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
         if any(c.frames and not c.complete for c in crashes):
             return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
+        if any(c.message_cut for c in crashes):
+            return Evidence(label, UNKNOWN, "the paste ends on the exception type: its message is cut off")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
     # log: the first line any of the clause's patterns matches
     if search:

@@ -54,7 +54,12 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
         if text.startswith(REQUEST_ECHO):
             continue  # a prompt or an output echoed by request logging says nothing about the server
         if why & (CRASH | RULE) or parser.reading(process):
-            parser.feed(line_no, process, text, process is not None, record)
+            if "\\n" in text and ("Traceback" in text or 'File \\"' in text):
+                # a traceback inside a JSON string: one line with escaped newlines and quotes
+                for piece in text.replace('\\"', '"').split("\\n"):
+                    parser.feed(line_no, process, piece, process is not None, record)
+            else:
+                parser.feed(line_no, process, text, process is not None, record)
         if why & ENV:
             collector.feed(text, process)
         if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context

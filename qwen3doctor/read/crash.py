@@ -19,7 +19,39 @@ MAX_MESSAGE = 2000  # characters kept of one message
 MAX_CONTINUATION = 12  # lines of a multi-line exception message
 
 _TB_HEAD = re.compile(r"Traceback \(most(?: r(?:e(?:c(?:e(?:n(?:t(?: c(?:a(?:l(?:l(?: l(?:a(?:s(?:t)?)?)?)?)?)?)?)?)?)?)?)?)?)?\)?:?\s*$")
-_FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,\s+in\s+(?P<func>[^\s(]+))?')
+# `, in f` (a traceback) and ` in f` (faulthandler's dump)
+_FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,?\s+in\s+(?P<func>[^\s(]+))?')
+# a frame line hard-wrapped by a web page or a terminal: the path cut before its closing quote, or `, in` at the end
+_FRAME_CUT_PATH = re.compile(r'^\s*File\s+"[^"]*$')
+_FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+,?\s+in\s*$')
+# faulthandler's header: its frames follow most recent first
+_FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
+# native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),
+# compute-sanitizer (`=========     at 0x1b0 in file.cu:88:void ns::kernel(...)` or `at void ns::kernel(...)+0x1a`)
+_NATIVE = re.compile(
+    r"^(?:frame #\d+:\s+(?:0x[0-9a-fA-F]+\s+in\s+)?|#\d+\s+0x[0-9a-fA-F]+\s+in\s+|=+\s+at\s+(?:0x[0-9a-fA-F]+\s+in\s+\S+?:\d+:)?)"
+    r"(?:void\s+|\w+\s+(?=[\w:]+[<(]))?(?P<name>[A-Za-z_][\w:]*(?:<[^()]*?>)?(?:::[A-Za-z_~]\w*)*)"
+)
+# CUDA's advice names the error even when the error line itself was not pasted
+_CUDA_ADVICE = re.compile(r"Search for `(cudaError\w+)'")
+CUDA_ERRORS = {
+    "cudaErrorIllegalAddress": "an illegal memory access was encountered",
+    "cudaErrorLaunchFailure": "unspecified launch failure",
+    "cudaErrorAssert": "device-side assert triggered",
+    "cudaErrorNoKernelImageForDevice": "no kernel image is available for execution on the device",
+    "cudaErrorMemoryAllocation": "out of memory",
+    "cudaErrorIllegalInstruction": "an illegal instruction was encountered",
+    "cudaErrorMisalignedAddress": "misaligned address",
+    "cudaErrorInvalidValue": "invalid argument",
+    "cudaErrorLaunchOutOfResources": "too many resources requested for launch",
+}
+# an engine's dump of the scheduled batch: it prints this only when the step that ran the batch died
+_BATCH_DUMP = re.compile(r"Dumping (?:scheduler output|input data)|scheduled_spec_decode_tokens=|SchedulerOutput\(")
+# an exception named inside a wrapper's message: `Error in model execution: ValueError: ...`
+_EMBEDDED = re.compile(r"(?:^|[\s:'\"(])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::\s?|\(['\"])(?P<msg>\S.*)$")
+# exception types that are usually raised without a message (an `assert` with no text)
+_BARE_TYPES = {"AssertionError", "StopIteration", "KeyboardInterrupt", "SystemExit", "NotImplementedError",
+               "CancelledError", "asyncio.CancelledError", "EOFError"}
 # in a traceback, a dotted CapWords name is an exception line even without Error in it
 # (triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported)
 _DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
@@ -62,7 +94,8 @@ _STANDALONE = re.compile(
 )
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
-    r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog"
+    r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
+    r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput"
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -129,6 +162,10 @@ class _Open:
     chained_from: list[Crash] = field(default_factory=list)
     last_line: int = 0
     record: str | None = None  # the logging call its exception line came from
+    indent: int = 0  # indentation of its header (a pasted block indented as a whole)
+    reverse: bool = False  # faulthandler: most recent call first
+    maybe_exc: tuple[str, str] | None = None  # an unrecognised `Type: message` line: the exception if a chain follows
+    native: list[Frame] = field(default_factory=list)
 
 
 class CrashParser:
@@ -138,6 +175,9 @@ class CrashParser:
         self._crashes: list[Crash] = []
         self._seen: dict[tuple, int] = {}
         self._last_process: str | None = None
+        self._carry: dict[str | None, str] = {}  # the first half of a hard-wrapped frame line
+        self._records: list[Crash] = []  # ERROR-level records: crash evidence when nothing else is
+        self._eof_line = 0
         self.dropped = 0
 
     # -- feeding ---------------------------------------------------------------------------------
@@ -158,7 +198,13 @@ class CrashParser:
             tb = None
         if tb is not None:
             tb.last_line = line_no
+        self._eof_line = line_no
+        carry = self._carry.pop(process, None)
+        if carry is not None and text.strip():
+            text = carry + (" " if carry.endswith(" in") else "") + text.strip()
         if tb is None and not _QUICK.search(text):
+            if record is not None and record.startswith(("ERROR", "CRITICAL")) and text.strip():
+                self._record(line_no, process, text.strip())
             return
         stripped = text.strip()
         if not stripped:
@@ -167,16 +213,23 @@ class CrashParser:
             return
         if _CHAIN.search(stripped):
             if tb is not None:
+                if not tb.done and tb.maybe_exc and tb.frames:
+                    tb.exc_type, tb.message, tb.done = tb.maybe_exc[0], [tb.maybe_exc[1]], True
                 self._close(process)
             last = self._last_crash_of(process)
             if last is not None:
                 self._pending_chain[process] = [last]
             return
-        if _TB_HEAD.search(stripped):
+        head = _TB_HEAD.search(stripped)
+        if head or _FAULT_HEAD.match(stripped):
             if tb is not None:
                 self._close(process)
-            tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []), last_line=line_no)
+            tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
+                       indent=_indent(text) if head and head.start() == 0 else 0, reverse=not head)
             self._open[process] = tb
+            return
+        if _FRAME_CUT_PATH.match(text) or _FRAME_CUT_FUNC.search(text):
+            self._carry[process] = text.rstrip()  # the rest of this frame is on the next line
             return
         m = _FRAME.match(text)
         if m and (m.group("func") or text.lstrip().startswith("File")):
@@ -184,11 +237,16 @@ class CrashParser:
                 self._close(process)
                 tb = None
             if tb is None:
-                tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []), last_line=line_no)
+                tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
+                           indent=max(_indent(text) - 2, 0))
                 self._open[process] = tb
             tb.frames.append(Frame(m.group("file"), int(m.group("line")), m.group("func") or "?"))
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
+            return
+        native = _NATIVE.match(stripped)
+        if native:
+            self._native(process, tb, native.group("name"), stripped)
             return
         if tb is not None:
             if tb.done:
@@ -209,7 +267,7 @@ class CrashParser:
                     return
                 self._close(process)
                 tb = None
-            elif not text[:1].isspace() or not tb.frames:
+            elif _indent(text) <= tb.indent or not tb.frames:
                 e = _EXC.match(stripped)
                 if e and (is_exception_type(e.group("type")) or (tb.frames and _DOTTED_TYPE.match(e.group("type")))):
                     tb.exc_type = e.group("type")
@@ -224,6 +282,8 @@ class CrashParser:
                     self._close(process)  # the traceback ended without an exception line we recognise
                     tb = None
                 else:
+                    if e and e.group("msg") and tb.frames:
+                        tb.maybe_exc = (e.group("type"), e.group("msg").rstrip())
                     return
             else:
                 return  # a code line or caret line under a frame
@@ -238,6 +298,15 @@ class CrashParser:
             return
         m = _STANDALONE.search(text)
         if m is None:
+            advice = _CUDA_ADVICE.search(text)
+            if advice and not any("CUDA error" in c.message for c in self._crashes[-3:]):
+                error = CUDA_ERRORS.get(advice.group(1), advice.group(1))
+                self._open[process] = _Open(process, line_no, message=[f"CUDA error: {error}"], done=True,
+                                            last_line=line_no, record=record)
+            elif _BATCH_DUMP.search(text) and not self._crashes and not self._open:
+                self._add(Crash("unknown", None, "", process, line_no, role="fragment"))  # a crash sign, no message
+            elif record is not None and record.startswith(("ERROR", "CRITICAL")):
+                self._record(line_no, process, text)
             return
         body = m.group("m")
         e = _EXC.match(body)
@@ -253,21 +322,52 @@ class CrashParser:
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
                                     record=record)
 
+    def _record(self, line_no: int, process: str | None, text: str) -> None:
+        """An ERROR-level record that is neither a traceback nor a known crash line: kept aside, it becomes
+        crash evidence only when the log holds no other crash (a paste of the error records alone)."""
+        if len(self._records) < 50 and not _LOG_RECORD.match(text):
+            self._records.append(Crash(classify(None, text), None, text[:MAX_MESSAGE], process, line_no))
+
+    def _native(self, process: str | None, tb: "_Open | None", name: str, line: str) -> None:
+        """A native frame: it belongs to the open traceback, else to the process's last crash, else starts a
+        crash of its own (a cuda-gdb or sanitizer paste)."""
+        frame = Frame("", None, name.split("<", 1)[0].rsplit("::", 1)[-1] if "::" in name.split("<", 1)[0] else name.split("<", 1)[0])
+        if tb is not None:
+            tb.native.append(frame)
+            return
+        last = self._last_crash_of(process)
+        if last is not None:
+            i = len(self._crashes) - 1 - self._crashes[::-1].index(last)
+            if len(last.native) < MAX_FRAMES:
+                self._crashes[i] = replace(last, native=last.native + (frame,))
+            return
+        self._open[process] = _Open(process, self._eof_line, done=True, last_line=self._eof_line, native=[frame])
+
     # -- closing ---------------------------------------------------------------------------------
-    def _close(self, process: str | None) -> None:
+    def _close(self, process: str | None, at_end: bool = False) -> None:
         tb = self._open.pop(process, None)
         if tb is None:
             return
         message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
+        frames = tuple(reversed(tb.frames)) if tb.reverse else tuple(tb.frames)
+        if tb.reverse and not tb.exc_type:
+            # faulthandler's dump belongs to the fatal error printed just before it
+            last = self._last_crash_of(process)
+            if last is not None and not last.frames and last.message.startswith("Fatal Python error"):
+                i = len(self._crashes) - 1 - self._crashes[::-1].index(last)
+                self._crashes[i] = replace(last, frames=frames, native=last.native + tuple(tb.native))
+                return
         crash = Crash(
             crash_class=classify(tb.exc_type, message),
             exception_type=tb.exc_type,
             message=message,
             process=process,
             line_no=tb.line_no,
-            frames=tuple(tb.frames),
+            frames=frames,
             complete=tb.done,
             chained=tuple(tb.chained_from),
+            message_cut=at_end and bool(tb.exc_type) and not message and tb.exc_type not in _BARE_TYPES,
+            native=tuple(tb.native),
         )
         self._add(crash)
 
@@ -289,8 +389,12 @@ class CrashParser:
 
     def finish(self) -> list[Crash]:
         for process in list(self._open):
-            self._close(process)
-        return order(self._crashes)
+            tb = self._open[process]
+            self._close(process, at_end=tb.last_line >= self._eof_line)
+        if not self._crashes:
+            for crash in self._records:
+                self._add(crash)
+        return order(embedded_causes(self._crashes))
 
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
@@ -298,6 +402,29 @@ _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
 def _mask(message: str) -> str:
     return _MASK.sub("#", message[:300])
+
+
+def embedded_causes(crashes: list[Crash]) -> list[Crash]:
+    """A wrapper whose message names the exception it wraps (`Error in model execution: ValueError: ...`, `Worker
+    failed with error 'KeyError: ...'`): that exception is a cause of its own, whatever its type."""
+    out = list(crashes)
+    for crash in crashes:
+        text = crash.message
+        if not text or not WRAPPER_PATTERNS.search(f"{crash.exception_type or ''}: {text}") and "Error in " not in text:
+            continue
+        e = _EMBEDDED.search(text)
+        if e is None or e.group("type") == crash.exception_type:
+            continue
+        msg = re.split(r"['\"],\s+(?:please|see|check)", e.group("msg"))[0].rstrip().rstrip("'\")").rstrip()
+        inner = Crash(classify(e.group("type"), msg), e.group("type"), msg, crash.process, crash.line_no,
+                      complete=True, native=crash.native)
+        if not any(c.exception_type == inner.exception_type and c.message[:80] == msg[:80] for c in out):
+            out.append(inner)
+    return out
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
 
 
 def role_of(crash: Crash) -> str:

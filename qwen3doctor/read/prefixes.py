@@ -14,8 +14,16 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("quote", r">\s?"),
     # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
     ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
-    # Kubernetes / GitHub Actions / journald style leading timestamps
-    ("timestamp", rf"{_TS}\s+"),
+    # `grep -n` and `grep -n` over several files: "1234:", "1234-", "server.log:1234:", "server.log:" (never a time)
+    ("grep", r"(?:[\w./-]+\.(?:log|txt|out|err|jsonl?):)?\d{1,8}[:-](?![\d:-])|[\w./-]+\.(?:log|txt|out|err):(?![\d\s/])"),
+    # Kubernetes / GitHub Actions / journald style leading timestamps; a Kubernetes node log (CRI) adds the stream
+    # and a partial/full tag ("2026-01-01T00:00:00.000000000Z stdout F "); "date time:" and Python logging's
+    # "date time - " forms too
+    ("timestamp", rf"{_TS}(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
+    # Python logging's default format after its timestamp: "gpustack.worker.backends.vllm - ERROR - "
+    ("pylog", r"(?:[\w.]+ - )?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - "),
+    # a launcher's rank tag: "[1/8,TP1][pid=5510] "
+    ("rank-tag", r"\[(?P<proc>\d+/\d+,\s*[A-Z]+\d+)\](?:\[pid=\d+\])?\s?"),
     # docker compose: "svc-1  | " and "[llm]        | "
     ("compose", r"(?:\[[\w.-]+\]|[\w.-]+)\s*\|\s?"),
     # torchrun: "[rank3]:" and "[rank3]:[W1027 20:05:15.05 TCPStore.cpp:125] "
@@ -35,7 +43,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
-_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s")
+_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):")
 
 
 def peel(line: str) -> tuple[str | None, str]:
@@ -53,8 +61,15 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     process = None
     record = None
     rest = line
+    if rest.startswith('{"log":'):
+        rest = _json_log(rest)
     if rest.endswith("cluster]") and "[repeated" in rest:
         rest = _RAY_SUFFIX.sub("", rest)
+    if rest[:1].isspace():
+        # an indented paste: peel what follows the indentation, or leave the line as it is (a frame, a code line)
+        stripped = rest.lstrip()
+        peeled = peel_record(stripped)
+        return peeled if peeled[1] != stripped else (None, line, None)
     for _ in range(6):
         if not rest or rest[0] == " " or not _QUICK.search(rest, 0, 48):
             break
@@ -67,6 +82,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             proc = m.groupdict().get("proc")
             if proc:
                 process = _normalise(proc)
+            if name == "pylog":
+                record = m.group("level")
             if name == "vllm-level":
                 head = m.group(0)
                 record = head.split(None, 1)[0] + " " + head[head.rfind("[") + 1:].split("]")[0] if "[" in head else head.strip()
@@ -75,6 +92,17 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
         else:
             break
     return process, rest, record
+
+
+def _json_log(line: str) -> str:
+    """Docker's json-file driver and some Kubernetes collectors: `{"log":"...\\n","stream":"stderr",...}`."""
+    import json
+
+    try:
+        value = json.loads(line).get("log")
+    except (ValueError, AttributeError):
+        return line
+    return value.rstrip("\r\n") if isinstance(value, str) else line
 
 
 def _compose_ok(line: str, m: "re.Match[str]") -> bool:

@@ -1,0 +1,156 @@
+"""Tolerant reading: what users paste (indented, wrapped, prefixed by node logs, escaped into JSON, cut short)
+still yields the crash, its frames and its exception."""
+
+import textwrap
+
+from qwen3doctor.diagnose import diagnose_text
+
+TB = '''Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 691, in run_engine_core
+    engine_core = EngineCoreProc(*args, **kwargs)
+  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fla/ops/chunk.py", line 1320, in chunk_gated_delta_rule_fwd
+    o = chunk_fwd_o(q, k, v, h)
+ValueError: chunk size 96 is not a power of two
+'''
+
+
+def crashes(text, catalog):
+    return diagnose_text(text, catalog).crashes
+
+
+def primary(text, catalog):
+    found = crashes(text, catalog)
+    assert found, "no crash read"
+    return found[0]
+
+
+def test_an_indented_paste_keeps_its_exception_line(catalog):
+    c = primary(textwrap.indent(TB, "    "), catalog)
+    assert c.exception_type == "ValueError" and c.message == "chunk size 96 is not a power of two"
+    assert c.functions[-1] == "chunk_gated_delta_rule_fwd" and c.complete
+
+
+def test_frame_lines_hard_wrapped_by_a_page_are_joined(catalog):
+    wrapped = TB.replace(", in chunk_gated_delta_rule_fwd", ", in\nchunk_gated_delta_rule_fwd").replace(
+        "/dist-packages/vllm/v1/engine", "/dist-pack\nages/vllm/v1/engine")
+    c = primary(wrapped, catalog)
+    assert c.functions == ("run_engine_core", "chunk_gated_delta_rule_fwd")
+    assert c.frames[0].file.endswith("dist-packages/vllm/v1/engine/core.py")
+    assert c.exception_type == "ValueError"
+
+
+def test_kubernetes_cri_prefixes_are_peeled(catalog):
+    cri = "".join(f"2026-01-01T00:00:{i:02d}.123456789Z stderr F {line}\n" for i, line in enumerate(TB.splitlines()))
+    c = primary(cri, catalog)
+    assert c.functions[-1] == "chunk_gated_delta_rule_fwd" and c.exception_type == "ValueError"
+
+
+def test_grep_n_and_date_time_prefixes_are_peeled(catalog):
+    grep = "".join(f"engine.log:{100 + i}:{line}\n" for i, line in enumerate(TB.splitlines()))
+    assert primary(grep, catalog).functions[-1] == "chunk_gated_delta_rule_fwd"
+    dated = "".join(f"2026-03-04 10:11:12: {line}\n" for line in TB.splitlines())
+    assert primary(dated, catalog).message == "chunk size 96 is not a power of two"
+
+
+def test_a_launcher_rank_tag_is_a_process(catalog):
+    log = "\n".join(f"[1/8,TP1][pid=5510] ERROR 01-28 10:47:07.623 [forward_context.py:617] {line}" for line in TB.splitlines())
+    c = primary(log, catalog)
+    assert c.process == "1/8,TP1" and c.functions[-1] == "chunk_gated_delta_rule_fwd"
+
+
+def test_a_traceback_escaped_into_a_json_string(catalog):
+    body = TB.replace('"', '\\"').replace("\n", "\\n")
+    c = primary('{"object": "error", "detail": "' + body + '", "code": 500}\n', catalog)
+    assert c.exception_type == "ValueError" and c.functions[-1] == "chunk_gated_delta_rule_fwd"
+
+
+def test_docker_json_file_lines(catalog):
+    import json
+
+    log = "".join(json.dumps({"log": line + "\n", "stream": "stderr", "time": "2026-01-01T00:00:00Z"}) + "\n"
+                  for line in TB.splitlines())
+    assert primary(log, catalog).exception_type == "ValueError"
+
+
+def test_faulthandler_frames_belong_to_the_fatal_error_most_recent_last(catalog):
+    log = '''Fatal Python error: Segmentation fault
+
+Current thread 0x00007f2a9c5ff640 (most recent call first):
+  File "/usr/local/lib/python3.12/dist-packages/vllm/distributed/device_communicators/custom_all_reduce.py", line 331 in all_reduce
+  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 512 in execute_model
+  File "/usr/lib/python3.12/threading.py", line 1010 in run
+'''
+    c = primary(log, catalog)
+    assert c.message.startswith("Fatal Python error: Segmentation fault")
+    assert c.functions == ("run", "execute_model", "all_reduce")
+
+
+def test_native_frames_name_the_kernel(catalog):
+    log = '''CUDA Exception: Warp Illegal Address
+The exception was triggered at PC 0x7fffd3a5c4b0
+#0  0x00007fffd3a5c4b0 in void vllm::moe::topkGatingSoftmax<float, 8, 8, 16, 32, int>(float const*, bool const*, float*, int, int*, int*, int, int, int)<<<(64,1,1),(32,4,1)>>> () at csrc/moe/topk_softmax_kernels.cu:247
+'''
+    found = crashes(log, catalog)
+    assert [f.function for c in found for f in c.native] == ["topkGatingSoftmax"]
+    cpp = TB + "Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:44\n" \
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f9 in /usr/lib/libc10.so)\n" \
+        "frame #1: void flashinfer::BatchPrefillWithPagedKVCacheKernel<128u>(Params) + 0x1a (0x7fa in /x/libflashinfer.so)\n"
+    c = primary(cpp, catalog)
+    assert [f.function for f in c.native] == ["Error", "BatchPrefillWithPagedKVCacheKernel"]
+    assert c.message == "chunk size 96 is not a power of two"
+
+
+def test_an_exception_inside_a_wrapper_line_is_the_cause(catalog):
+    log = ("ERROR 10-11 16:03:09 [engine.py:157] RuntimeError: Worker failed with error 'KeyError: "
+           "'model.layers.3.mlp.experts.w2_weight'', please check the stack trace above for the root cause\n")
+    found = crashes(log, catalog)
+    inner = [c for c in found if c.exception_type == "KeyError"]
+    assert inner and inner[0].role in ("primary", "cause") and "w2_weight" in inner[0].message
+    assert "please check" not in inner[0].message
+
+
+def test_an_unknown_type_just_before_a_chain_marker_is_the_cause(catalog):
+    log = TB.replace("ValueError: chunk size 96 is not a power of two", "vllm.InvalidChunking: chunk size 96") + \
+        "\nThe above exception was the direct cause of the following exception:\n\n" \
+        "Traceback (most recent call last):\n  File \"/x/core.py\", line 3, in main\nRuntimeError: Engine core initialization failed\n"
+    c = [c for c in crashes(log, catalog) if c.exception_type == "vllm.InvalidChunking"]
+    assert c and c[0].message == "chunk size 96" and c[0].functions[-1] == "chunk_gated_delta_rule_fwd"
+
+
+def test_a_paste_cut_to_a_bare_type_has_an_unknown_message(catalog):
+    cut = TB.replace("ValueError: chunk size 96 is not a power of two", "ValueError")
+    c = primary(cut, catalog)
+    assert c.exception_type == "ValueError" and c.message_cut and not c.said
+    # an assert with no text is the normal bare type, not a cut
+    c = primary(TB.replace("ValueError: chunk size 96 is not a power of two", "AssertionError"), catalog)
+    assert not c.message_cut
+
+
+def test_error_records_alone_are_crash_evidence(catalog):
+    log = '''WARNING 06-01 22:29:39 utils.py:69] Qwen3ForCausalLM has no vLLM implementation, falling back to Transformers implementation.
+INFO 06-01 22:29:41 model_runner.py:1115] Loading model weights took 3.2054 GB
+ERROR 06-01 22:29:41 engine.py:389] TransformersModel does not support LoRA yet.
+'''
+    report = diagnose_text(log, catalog)
+    assert report.verdict.value != "no-crash"
+    assert report.crashes[0].message == "TransformersModel does not support LoRA yet."
+    # beside a real traceback, error records are not crashes of their own
+    report = diagnose_text(log + TB, catalog)
+    assert [c.exception_type for c in report.crashes] == ["ValueError"]
+
+
+def test_cuda_advice_names_the_error(catalog):
+    log = '''CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1
+Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.
+Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.
+'''
+    c = primary(log, catalog)
+    assert c.message == "CUDA error: an illegal memory access was encountered"
+    assert c.crash_class == "illegal-memory-access"
+
+
+def test_a_dump_of_the_scheduled_batch_is_a_crash_sign(catalog):
+    log = "scheduled_spec_decode_tokens={chatcmpl-8d1: [-1, -1, -1]}\nnum_spec_tokens_to_schedule=3\n"
+    report = diagnose_text(log, catalog)
+    assert report.crashes and report.verdict.value != "no-crash"
