@@ -31,6 +31,7 @@ class Crash:
     chained: tuple["Crash", ...] = ()  # exceptions that led to this one ("During handling ...")
     message_cut: bool = False  # the paste ends on the bare exception type: its message is unknown, not empty
     native: tuple[Frame, ...] = ()  # C++ / cuda-gdb / sanitizer frames naming the native function or kernel
+    excerpt: bool = False  # lines of a paste without a crash line, which a rule's message pattern matched (in part)
 
     @property
     def functions(self) -> tuple[str, ...]:

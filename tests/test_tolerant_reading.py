@@ -154,3 +154,29 @@ def test_a_dump_of_the_scheduled_batch_is_a_crash_sign(catalog):
     log = "scheduled_spec_decode_tokens={chatcmpl-8d1: [-1, -1, -1]}\nnum_spec_tokens_to_schedule=3\n"
     report = diagnose_text(log, catalog)
     assert report.crashes and report.verdict.value != "no-crash"
+
+
+def test_an_engine_message_wrapped_over_lines_is_crash_evidence(catalog):
+    log = ("To serve at least one request with the model's max seq len (131072), 4.50 GiB KV cache is needed,\n"
+           "which is larger than the available KV cache memory (3.12 GiB). Based on the available memory, the\n"
+           "estimated maximum model length is 90816. Try increasing `gpu_memory_utilization` or decreasing `max_model_len`\n")
+    report = diagnose_text(log, catalog)
+    assert report.findings and report.findings[0].rule_id == "kv-cache-too-small-for-max-model-len"
+    assert report.findings[0].confidence != "high"  # pasted lines, not the crash line itself
+
+
+def test_a_fragment_cut_mid_message_still_names_its_rule(catalog):
+    report = diagnose_text("exceeds available Mamba cache blocks (64)... CUDA graph capture cannot proceed\n", catalog)
+    assert report.findings and report.findings[0].rule_id == "mamba-cache-blocks-below-max-num-seqs"
+    ev = [e for e in report.findings[0].evidence if e.state == "hit"]
+    assert ev[0].text.startswith("message fragment")
+
+
+def test_no_fragment_search_beside_a_cut_traceback(catalog):
+    # the traceback's own message is what is missing; a log line elsewhere is not it
+    log = ('INFO:     10.0.0.9:4410 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+           "ERROR 04-05 11:55:07 [hermes_tool_parser.py:110] Error in extracting tool call from response.\n"
+           "ERROR 04-05 11:55:07 [hermes_tool_parser.py:110] Traceback (most recent call last):\n"
+           'ERROR 04-05 11:55:07 [hermes_tool_parser.py:110]   File "/v/hermes_tool_parser.py", line 88, in extract_tool_calls\n')
+    report = diagnose_text(log, catalog)
+    assert not any(c.excerpt for c in report.crashes)

@@ -62,6 +62,8 @@ class Haystack:
         self.present = index.present(self.text) if index is not None else None
         # what a clause of each kind says when none of its anchors occurs (as clause_state decides it)
         self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
+        # pasted fragments of a message: a message clause may hit on its long literal alone
+        self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -77,6 +79,8 @@ class Haystack:
 
     def may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
+            return True
+        if self.excerpts and clause.kind == "message" and fragment_source(clause, self.excerpts) is not None:
             return True
         return any(self.has(lit, nocase) for lit, nocase in clause.anchors)
 
@@ -150,7 +154,14 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             for pat, src in candidates(clause, text, text.lower()):
                 m = _search(pat, text, rule_id, src)
                 if m:
+                    if crash.excerpt:
+                        return _hit(label, f"pasted lines “{_short(text)}”", clause, src, FRAGMENT)
                     return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src)
+            if crash.excerpt:
+                src = fragment_source(clause, text)
+                if src is not None:
+                    return _hit(label, f"message fragment “{_short(text)}” (part of {_names((src,))})", clause, src,
+                                FRAGMENT)
         if any(c.role != "consequence" for c in said):
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
         if any(c.frames and not c.complete for c in crashes):
@@ -169,6 +180,32 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if first is not None:
             return Evidence(label, HIT, f"log line “{_short(scan.lines[first])}”")
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
+
+
+FRAGMENT = "<fragment>"  # Evidence.subject of a message hit on pasted lines that are no crash line of their own
+MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold
+
+
+def fragment_literals(clause: Clause) -> list[tuple[str, str]]:
+    """(source, words) per message pattern: its longest literal without the punctuation at its ends, when that
+    is long enough to stand for the message (`exceeds available Mamba cache blocks`)."""
+    out = []
+    for i, gate in enumerate(clause.gates or ()):
+        if not gate:
+            continue
+        best = max((lit for lits, _ in gate for lit in lits), key=len, default="")
+        words = best.strip(" ()[]{}:;,.'\"")
+        if len(words) >= MIN_FRAGMENT and words.count(" ") >= 2:
+            out.append((clause.sources[i], words))
+    return out
+
+
+def fragment_source(clause: Clause, text: str) -> str | None:
+    """The message pattern whose long literal a pasted fragment holds (the paste began or ended mid-message)."""
+    for src, words in fragment_literals(clause):
+        if words in text:
+            return src
+    return None
 
 
 GENERIC_MARK = " (generic)"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
-from ..knowledge.catalog import Catalog
-from ..read.crash import CrashParser
-from .match import Haystack, PatternTimeout, evaluate
-from ..model import Environment, Fact, Report, Scan, Verdict
+from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
+from ..read.crash import CrashParser, classify
+from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
+from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.prefixes import peel_record
 from ..read.reader import LineSource
@@ -139,9 +139,52 @@ def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> E
     return env
 
 
+MAX_PASTE_LINES = 2000  # a paste this short with no crash line is searched for fragments of rule messages
+
+
+def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
+    """A short paste with no crash line: the lines (alone, or with the next one, for a message the engine wrapped
+    over two lines) that a rule's message pattern matches, or that hold its long literal (a paste that begins or
+    ends mid-message). Each becomes a crash with no type: crash evidence, as the engine's own message is."""
+    if scan.lines_read > MAX_PASTE_LINES or any(c.said or c.frames for c in scan.crashes):
+        return ()  # a long log, or one with its own crash lines (a cut traceback's message is what it lacks)
+    lines = [line.strip() for line in scan.lines if line.strip()]
+    windows = [(n, line) for n, line in enumerate(lines)] + [(n, f"{a} {b}") for n, (a, b) in enumerate(zip(lines, lines[1:]))]
+    whole = " ".join(lines)
+    lower = whole.lower()
+    found: dict[int, str] = {}
+    seen: set[tuple[str, ...]] = set()
+    for _, clause in catalog.clauses(("message",)):
+        if clause.sources in seen:
+            continue
+        seen.add(clause.sources)
+        literals = [words for _, words in fragment_literals(clause) if words in whole]
+        if not literals and not any(True for _ in candidates(clause, whole, lower)):
+            continue  # neither a pattern's literals nor a long literal occur anywhere in the paste
+        for n, text in windows:
+            if n in found and len(found[n]) >= len(text):
+                continue
+            hit = any(words in text for words in literals) or any(
+                _quiet_search(pat, text) for pat, _ in candidates(clause, text, text.lower()))
+            if hit:
+                found[n] = text
+    return tuple(Crash(classify(None, text), None, text[:2000], None, n + 1, role="fragment", excerpt=True)
+                 for n, text in sorted(found.items()))
+
+
+def _quiet_search(pattern, text: str) -> bool:
+    try:
+        return pattern.search(text, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return False
+
+
 def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     findings = []
     warnings = list(scan.warnings)
+    fragments = message_fragments(scan, catalog)
+    if fragments:
+        scan = replace(scan, crashes=scan.crashes + fragments)
     hay = Haystack(scan, literal_index_for(catalog))
     for rule in catalog.rules.values():
         if hay.rules_out(rule):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 
+from .match import FRAGMENT
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 
 # what a hit on a required `match` clause is worth
@@ -120,8 +121,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             confidence = "high"
         elif total >= MEDIUM:
             confidence = "medium"
-    if confidence == "high" and rule.status == "unconfirmed":
-        confidence = "medium"
+    if confidence == "high" and (rule.status == "unconfirmed" or any(ev.subject == FRAGMENT for ev in rm.match)):
+        confidence = "medium"  # an unconfirmed cause, or a message read from pasted lines without a crash line
     notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())
     return Finding(
         rule_id=rule.id, title=rule.title, status=rule.status, score=round(min(total, 1.0), 3),
