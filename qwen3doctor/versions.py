@@ -17,6 +17,8 @@ def clean_version(text: str) -> str | None:
     if not m:
         return None
     candidate = m.group(1)
+    if re.match(r"0\.0\.0(?:\D|$)|0\.0\.dev|0\.1\.dev0?\+", candidate):
+        return None  # a source build's placeholder (`0.0.0+unknown`, `0.0.0.dev0`): no version at all
     while candidate:
         try:
             Version(candidate)

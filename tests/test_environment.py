@@ -167,3 +167,28 @@ def test_an_argparse_error_naming_the_engine_is_not_a_version_listing():
     )
     assert env.get("engine") == "vllm"
     assert env.get("engine_version") is None and env.get("vllm") is None
+
+
+def test_placeholder_versions_are_unknown():
+    env = env_of("vLLM API server version 0.0.0+unknown\nsglang: 0.0.0.dev0\n")
+    assert env.get("engine_version") is None
+
+
+def test_gpu_count_glued_to_the_name():
+    env = env_of("Hardware: 8xH100 SXM, driver 570\nvllm serve Qwen/Qwen3-8B -tp 8\n")
+    assert env.get("gpu") == "NVIDIA H100 SXM" and env.get("gpu_count") == 8
+    assert env.get("compute_capability") == "9.0"
+
+
+def test_platform_from_the_engine_config_line():
+    env = env_of("INFO 01-01 00:00:00 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+                 "model='Qwen/Qwen3-8B', device_config=npu, seed=0\n")
+    assert env.get("platform") == "npu"
+
+
+def test_a_container_named_after_vllm_does_not_make_a_sglang_log_vllm():
+    env = env_of('Attaching to vllm-server-1\n'
+                 "vllm-server-1  | [2025-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)\n"
+                 "vllm-server-1  | [2025-05-01 10:00:05 TP0] Load weight begin. avail mem=78.12 GB\n"
+                 "docker logs vllm-server-1 shows the vllm container exited\n")
+    assert env.get("engine") == "sglang"

@@ -76,6 +76,8 @@ _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
 )
+# a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
+_GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g>(?:[ABHL]\d{2,3}|GB\d{3}|B\d{3}|RTX\s?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b")
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
 _CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|sm_?(?P<sm>\d{2,3})\b|\(sm(?P<sm2>\d{2,3})\)")
 _CUDA_IN_SMI = re.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
@@ -257,9 +259,11 @@ class EnvCollector:
         mid = _MODEL_ID.search(text)
         if mid:
             self.put("model_mention", mid.group("m"), "log: model name mentioned", P_GUESS)
-        if "sglang" in text or "sgl_kernel" in text or "sgl-kernel" in text:
+        # a line that merely names an engine (a container `vllm-server-1`, a path, a prose mention) is no evidence
+        # of which engine wrote the log; the engine's own imports and modules are
+        if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text:
             self.vote_engine("sglang")
-        if "vllm" in text.lower():
+        if "vllm/v1/" in text or "vllm/entrypoints/" in text or "vllm.v1." in text or "vllm/model_executor/" in text:
             self.vote_engine("vllm")
 
     def _packages(self, text: str) -> None:
@@ -291,12 +295,14 @@ class EnvCollector:
                 version = clean_version(v.group("v") or v.group("v2") or v.group("v3") or "")
                 if version:
                     self.put("vllm", version, "log: version mention", P_HINT)
+                    self.vote_engine("vllm")
         if "sglang" in text.lower():
             v = _SGLANG_VERSION.search(text)
             if v:
                 version = clean_version(v.group("v") or v.group("v2") or "")
                 if version:
                     self.put("sglang", version, "log: version mention", P_HINT)
+                    self.vote_engine("sglang")
 
     def _hardware(self, text: str) -> None:
         g = _GPU_NAME.search(text)
@@ -309,6 +315,12 @@ class EnvCollector:
                 self.put("gpu_count", count, "log", P_LISTING)
             else:
                 self._gpu_seen(name)
+        elif "x" in text or "×" in text:
+            glued = _GPU_GLUED.search(text)
+            if glued:
+                short = re.sub(r"\s+", " ", glued.group("g")).replace("RTX ", "RTX")
+                self.put("gpu", ("AMD Instinct " if short.startswith("MI") else "NVIDIA ") + short, "log", P_HINT)
+                self.put("gpu_count", int(glued.group("n")), "log", P_HINT)
         cc = _CC.search(text)
         if cc and ("Capability" in text or "capability" in text or "sm" in text):
             value = cc.group("cc") or cc.group("cc2")
@@ -397,6 +409,8 @@ class EnvCollector:
             if key in _CONFIG_FACTS and value.lower() not in _FALSY:
                 fact = _CONFIG_FACTS[key]
                 self.put(fact, _number(value), source, P_CONFIG)
+            if key in ("device_config", "device") and value.strip("'\"").lower() in ("cuda", "npu", "xpu", "cpu", "tpu", "hpu", "rocm"):
+                self.put("platform", value.strip("'\"").lower(), source, P_STARTUP + 5)
             if key in ("enforce_eager", "disable_cuda_graph") and value == "True":
                 self.put("cuda_graphs", "off", source, P_CONFIG)
             if key == "compilation_config" and "'cudagraph_mode': <CUDAGraphMode.NONE" in value:
