@@ -124,6 +124,9 @@ class Report:
     next_steps: tuple[str, ...]
     warnings: tuple[str, ...]
     lines_read: int = 0
+    # a log with no crash sign but a launch or an environment listing: the known problems of that launch, shaped
+    # like findings (basis "risk", low confidence); they never change the verdict or the exit code
+    risks: tuple[Finding, ...] = ()
 
     @property
     def crash(self) -> Crash | None:

@@ -169,3 +169,42 @@ def test_cli_exit_codes_and_json(tmp_path):
     assert r.returncode == 0, r.stdout
     r = run("check")
     assert r.returncode == 2 and "no command to check" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_launch_pasted_without_a_crash_lists_its_risks_and_stays_clean(catalog):
+    from qwen3doctor.diagnose import diagnose_text
+    from qwen3doctor.render.json import report_dict
+    from qwen3doctor.render.plain import render
+
+    log = ("vllm                              0.10.1\n"
+           "$ vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 4 --max-model-len 32768\n")
+    report = diagnose_text(log, catalog)
+    assert report.verdict.value == "no-crash" and not report.findings
+    assert report.risks[0].rule_id == "fp8-block-quant-tp-indivisible"
+    assert all(r.confidence == "low" and r.basis == "risk" for r in report.risks)
+    doc = report_dict(report)
+    assert doc["findings"] == [] and doc["risks"][0]["rule_id"] == "fp8-block-quant-tp-indivisible"
+    assert set(doc["risks"][0]) == set(doc["risks"][0]) & {"rule_id", "title", "status", "score", "confidence", "engines",
+                                                            "families", "references", "evidence", "fixes", "fixed_in", "notes"}
+    assert "Known problems of this launch" in render(report)
+    # the workaround already set: the risk is gone
+    fixed = diagnose_text(log.replace("--max-model-len", "--enable-expert-parallel --max-model-len"), catalog)
+    assert "fp8-block-quant-tp-indivisible" not in [r.rule_id for r in fixed.risks]
+    # a crash makes it a diagnosis, not a list of risks
+    crashed = diagnose_text(log + "RuntimeError: CUDA error: an illegal memory access was encountered\n", catalog)
+    assert crashed.risks == ()
+
+
+def test_a_launch_only_paste_exits_zero(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "launch.log"
+    log.write_text("vllm                              0.10.1\n"
+                   "$ vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 4\n")
+    out = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(log), "--format", "json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    import json
+
+    assert json.loads(out.stdout)["risks"]

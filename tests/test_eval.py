@@ -47,12 +47,14 @@ def test_eval_splits_covered_causes_and_says_why_each_case_missed(catalog):
     assert by_case["sglang-unknown-assert"].miss == "unexplained crash"
     bare = by_case["vllm-gdn-bare"]
     assert bare.rank != 1 and bare.miss == "another rule first"
+    # a launch pasted without a crash: scored on its risks
+    assert by_case["vllm-launch-only"].rank == 1 and by_case["vllm-launch-only"].covered
     fig = result.figures()
-    assert fig["covered"] == {"cases": 2, "top1": 1, "top3": 1 if bare.rank is None or bare.rank > 3 else 2}
+    assert fig["covered"] == {"cases": 3, "top1": 2, "top3": 2 if bare.rank is None or bare.rank > 3 else 3}
     assert fig["uncovered"] == {"cases": 2, "top1": 0, "top3": 0}
     assert fig["misses"]["no crash found"] == 1 and fig["misses"]["unexplained crash"] == 1
     text = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "eval", str(DATA / "eval-misses")],
                           capture_output=True, text=True, timeout=120).stdout
-    assert "covered (a bundled rule cites the cause): 2 cases, top-1 1 (50.0%)" in text
+    assert "covered (a bundled rule cites the cause): 3 cases, top-1 2 (66.7%)" in text
     assert "uncovered (no bundled rule cites it): 2 cases, top-1 0 (0.0%), top-3 0 (0.0%)" in text
     assert "sglang-unknown-assert" in text and "unexplained crash" in text

@@ -207,10 +207,15 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     else:
         verdict = Verdict.CLEAN
     warnings.extend(scan.environment.conflicts)
+    risks: tuple = ()
+    if verdict is Verdict.CLEAN:
+        from .preflight import launch_risks  # only a crash-free log pays for the preflight tables
+
+        risks = launch_risks(scan, catalog)
     return Report(
         source=source, verdict=verdict, environment=scan.environment, crashes=scan.crashes,
         findings=tuple(ranked), next_steps=tuple(next_steps(scan, ranked)), warnings=tuple(warnings),
-        lines_read=scan.lines_read,
+        lines_read=scan.lines_read, risks=risks,
     )
 
 

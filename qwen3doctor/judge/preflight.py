@@ -28,7 +28,7 @@ from .. import vocab
 from ..knowledge.catalog import Catalog
 from ..knowledge.shapes import shapes_of, shapes_table
 from .match import when_states
-from ..model import Environment, Fact, Fix, Rule, RuleMatch, Scan
+from ..model import Environment, Evidence, Fact, Finding, Fix, Rule, RuleMatch, Scan
 from .rank import fixes_for
 from ..versions import parse_version
 
@@ -437,3 +437,34 @@ def check(command: str, env: Environment, catalog: Catalog) -> CheckReport:
     alerts.sort(key=lambda a: (order[a.level], a.decided_by or "", a.key))
     return CheckReport(command=command, environment=env, alerts=tuple(alerts), checked=tuple(passed),
                        not_checked=tuple(not_checked), shapes_of=entry)
+
+
+MAX_RISKS = 3
+RISK_NOTE = ("no crash in the log: a known problem of this launch and environment, not a diagnosis",)
+
+
+def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
+    """The known problems of the launch a crash-free log shows (its serve command, config or environment
+    listing): `check`'s rule combinations and shape arithmetic, as low-confidence findings with basis "risk".
+    Rules the launch contradicts (a workaround flag already set, a version past the fix, another platform)
+    are not listed: `rule_alert` drops any rule with a contradicted condition."""
+    env = scan.environment
+    if not (env.flags_known or env.get("engine_version") or env.get("gpu")):
+        return ()
+    command = str(env.get("serve_command") or "")
+    report = check(command, env, catalog)
+    out = []
+    for alert in report.alerts:
+        if alert.level not in (WARNING, POSSIBLE) or not alert.references:
+            continue
+        rule = catalog.rules.get(alert.key)
+        evidence = tuple(Evidence("when", "hit", b) for b in alert.because) + tuple(
+            Evidence("when", "unknown", u) for u in alert.unknown)
+        out.append(Finding(
+            rule_id=alert.key, title=alert.title, status=alert.status or "likely",
+            score=0.2 if alert.level == WARNING else 0.1, confidence="low",
+            engines=rule.engines if rule else (), families=rule.families if rule else (),
+            references=alert.references, evidence=evidence, fixes=alert.fixes, fixed_in=rule.fixed_in if rule else None,
+            notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk"))
+    out.sort(key=lambda f: (-f.score, f.rule_id))
+    return tuple(out[:MAX_RISKS])

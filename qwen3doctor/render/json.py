@@ -49,6 +49,7 @@ def report_dict(report: Report) -> dict:
         "crash": crash_dict(report.crash) if report.crash else None,
         "crashes": [crash_dict(c) for c in report.crashes],
         "findings": [finding_dict(f) for f in report.findings],
+        "risks": [finding_dict(f) for f in report.risks],
         "next_steps": list(report.next_steps),
         "warnings": list(report.warnings),
     }

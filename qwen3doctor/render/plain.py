@@ -74,6 +74,13 @@ def render(report: Report) -> str:
             out.append(f"   note: {note}")
         out += fix_lines(f.fixes)
         out.append("")
+    if report.risks:
+        out.append("Known problems of this launch (no crash in the log; not a diagnosis):")
+        for f in report.risks:
+            out.append(f"  - {f.title}  [{f.rule_id}, {', '.join(f.references[:2])}]")
+            out += [f"      {ev.text}" for ev in f.evidence if ev.state == "hit"]
+            out += [f"      unknown: {ev.text}" for ev in f.evidence if ev.state == "unknown"]
+        out.append("")
     if report.next_steps:
         out.append("Next steps:")
         out += [f"  - {s}" for s in report.next_steps]
