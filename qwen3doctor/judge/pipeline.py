@@ -197,7 +197,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         finding = score(rm, scan)
         if finding is not None:
             findings.append(finding)
-    ranked = rank(findings)
+    ranked = rank(findings, scan)
     if scan.lines_read == 0:
         verdict = Verdict.NOTHING
     elif ranked:

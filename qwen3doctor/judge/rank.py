@@ -6,6 +6,7 @@ Rules say what to look for; nothing in a rule sets a weight.
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 
 from .match import FRAGMENT
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
@@ -17,11 +18,17 @@ GENERIC_WEIGHT = 0.06  # a generic message or a common exception type
 SUPPORT_WEIGHT = {"frames": 0.15, "message": 0.12, "log": 0.10, "exception": 0.05}
 SUPPORT_CAP = 0.30
 # conditions on the environment
+# model family, engine and platform are gates, not evidence: for a rule without crash evidence of its own (a flag,
+# a generic message, a common frame) a hit adds nothing, so a family-agnostic cause does not lose to a narrower
+# rule for holding the family; a miss cuts the score (MISS_FACTOR) either way
+GATES = ("when.engine", "when.family", "when.platform")
 WHEN_WEIGHT = {
     "when.engine": 0.04, "when.family": 0.15, "when.engine_version": 0.10, "when.quantization": 0.12,
     "when.gpu": 0.08, "when.compute_capability": 0.08, "when.platform": 0.06, "when.flags": 0.08,
     "when.not_flags": 0.03, "fixed_in": 0.02,
 }
+# causes that belong to a kernel library or a transport, whichever engine's folder holds the rule
+KERNEL_LIBRARIES = ("flashinfer", "nccl", "gloo", "deepep", "triton")
 ENV_WEIGHT = 0.06  # each when.env.* hit
 # a contradicted condition multiplies the score
 MISS_FACTOR = {"when.engine": 0.1, "when.family": 0.1, "fixed_in": 0.3}
@@ -82,14 +89,19 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     factor = 1.0
     when_hits = set()
     misses = []
+    agnostic = engine_agnostic(rule)
     for ev in rm.when:
         if ev.state == "hit":
-            total += WHEN_WEIGHT.get(ev.clause, ENV_WEIGHT)
+            if strong or ev.clause not in GATES:
+                total += WHEN_WEIGHT.get(ev.clause, ENV_WEIGHT)
             when_hits.add(ev.clause)
         elif ev.state == "miss":
-            factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
+            if ev.clause == "when.engine" and agnostic:
+                factor *= OTHER_MISS_FACTOR  # the library's crash reads the same under either engine
+            else:
+                factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
             misses.append(ev)
-    hard_miss = any(ev.clause in ("when.family", "when.engine") for ev in misses)
+    hard_miss = any(ev.clause == "when.family" or ev.clause == "when.engine" and not agnostic for ev in misses)
     # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
     on_path = _cut_traceback(scan) and any(
         ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in PATHLESS_FRAMES for ev in rm.supports)
@@ -132,6 +144,11 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     )
 
 
+def engine_agnostic(rule) -> bool:
+    """A kernel library's or a transport's cause (FlashInfer, NCCL / gloo, DeepEP, Triton): the rule's id names it."""
+    return any(lib in rule.id.split("-") for lib in KERNEL_LIBRARIES)
+
+
 def _cut_traceback(scan: Scan) -> bool:
     """The log's first crash is a traceback cut before its exception line, and no crash names an exception."""
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
@@ -158,16 +175,65 @@ BASIS_NOTE = {
 }
 
 
-def rank(findings: list[Finding]) -> list[Finding]:
-    """Best first. Once some rule has its own evidence, candidates that rest on less are left out."""
+def rank(findings: list[Finding], scan: Scan | None = None) -> list[Finding]:
+    """Best first. Once some rule has its own evidence, candidates that rest on less are left out. Rules whose
+    only strong evidence is the same clause hit (a common kernel frame, one message shape) are tied candidates
+    at low confidence, never a confident claim for one of them."""
     if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
         findings = [f for f in findings if f.basis == "evidence"]
     order = {"high": 0, "medium": 1, "low": 2}
-    # among candidates without evidence of their own that the log cannot tell apart, the cause reported in more
-    # issues first
-    findings.sort(key=lambda f: (-f.score, order[f.confidence], 0 if f.basis == "evidence" else -len(f.references),
-                                 STATUS_ORDER.get(f.status, 3), f.rule_id))
-    return findings[:MAX_FINDINGS]
+    depth = _frame_depths(scan)
+    # among candidates the log cannot tell apart, the one whose evidence names the deepest frame of the crash
+    # first (how many issues report a cause says nothing about this crash)
+    # (the cause reported in more issues, then the better established one, is listed first only when nothing in
+    # the log tells them apart: a prior, not evidence)
+    findings.sort(key=lambda f: (-f.score, order[f.confidence], -_deepest(f, depth),
+                                 0 if f.basis == "evidence" else -len(f.references), STATUS_ORDER.get(f.status, 3),
+                                 f.rule_id))
+    return _tie_shared(findings[:MAX_FINDINGS])
+
+
+def _frame_depths(scan: Scan | None) -> dict[str, int]:
+    """Function name -> its depth in the log's crashes (the innermost frame of a traceback is the deepest)."""
+    depth: dict[str, int] = {}
+    for crash in scan.crashes if scan is not None else ():
+        for i, frame in enumerate(crash.frames + crash.native, 1):
+            depth[frame.function] = max(depth.get(frame.function, 0), i)
+    return depth
+
+
+def _deepest(f: Finding, depth: dict[str, int]) -> int:
+    return max((depth.get(ev.subject, 0) for ev in f.evidence if ev.state == "hit" and ev.subject
+                and ev.clause.endswith("frames")), default=0)
+
+
+SHARED_NOTE = "its evidence is shared with {others}: the clause that would tell them apart is not in the log"
+
+
+def _strong_hits(f: Finding) -> frozenset[str]:
+    return frozenset(ev.text for ev in f.evidence if ev.state == "hit" and ev.clause.startswith("match")
+                     and not ev.text.endswith(" (generic)"))
+
+
+def _tie_shared(findings: list[Finding]) -> list[Finding]:
+    """Findings at medium or high confidence whose strong evidence is exactly the same hits: tied, low."""
+    groups: dict[frozenset[str], list[Finding]] = {}
+    for f in findings:
+        hits = _strong_hits(f)
+        if hits and f.confidence != "low" and f.basis == "evidence":
+            groups.setdefault(hits, []).append(f)
+    tied = {id(f): g for g in groups.values() if len(g) > 1 for f in g}
+    if not tied:
+        return findings
+    out = []
+    for f in findings:
+        group = tied.get(id(f))
+        if group is None:
+            out.append(f)
+            continue
+        others = ", ".join(o.rule_id for o in group if o is not f)
+        out.append(replace(f, confidence="low", notes=f.notes + (SHARED_NOTE.format(others=others),)))
+    return out
 
 
 def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:

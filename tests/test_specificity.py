@@ -1,0 +1,84 @@
+"""Specificity and gates: kernel-library causes are engine-agnostic, rules that share their only strong clause are
+tied low-confidence candidates, family / engine / platform are gates, and the deepest frame breaks ties."""
+
+from qwen3doctor.diagnose import diagnose_text
+from qwen3doctor.model import Evidence, Finding
+from qwen3doctor.rank import engine_agnostic, rank
+from qwen3doctor.model import Crash, Environment, Frame, Scan
+
+VLLM_SAMPLER_IMA = '''(APIServer pid=1) INFO 03-02 10:00:00 [api_server.py:1851] vLLM API server version 0.11.0
+(EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710] EngineCore encountered a fatal error.
+(EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710] Traceback (most recent call last):
+(EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/sample/ops/topk_topp_sampler.py", line 120, in forward_cuda
+(EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710]     return flashinfer_sample(logits.contiguous(), k, p, generators), None
+(EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710]   File "/usr/local/lib/python3.12/dist-packages/flashinfer/sampling.py", line 912, in top_k_top_p_sampling_from_probs
+(EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710]     return _top_k_top_p_sampling_from_probs_internal(
+(EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710] RuntimeError: TopKTopPSamplingFromProbs failed with error code an illegal memory access was encountered
+'''
+
+
+def test_a_kernel_library_rule_filed_under_one_engine_reports_on_the_other(catalog):
+    rule = catalog.rules["flashinfer-sampling-ima"]
+    assert rule.engines == ("sglang",) and engine_agnostic(rule)
+    report = diagnose_text(VLLM_SAMPLER_IMA, catalog)
+    assert report.environment.get("engine") == "vllm"
+    top = report.findings[0]
+    assert top.rule_id == "flashinfer-sampling-ima"
+    assert any("this rule is about sglang" in n for n in top.notes)  # the engine miss still says so
+    # a rule that is not a kernel library's stays cut on the other engine
+    assert not engine_agnostic(catalog.rules["hybrid-mamba-leak-check"])
+
+
+def _finding(rule_id, evidence, score=0.7, confidence="high", references=("vllm#1",)):
+    return Finding(rule_id, rule_id, "confirmed", score, confidence, ("vllm",), (), references, tuple(evidence), (), None)
+
+
+def test_rules_sharing_their_only_strong_clause_are_tied_low_candidates():
+    frame = Evidence("match.frames", "hit", "frame `chunk_gated_delta_rule_fwd` (chunk.py:1320)", "chunk_gated_delta_rule_fwd")
+    own = Evidence("match.message", "hit", "message “size mismatch”")
+    a = _finding("gdn-a", [frame])
+    b = _finding("gdn-b", [frame], score=0.65)
+    c = _finding("other", [frame, own], score=0.5, confidence="medium")
+    ranked = rank([a, b, c])
+    by = {f.rule_id: f for f in ranked}
+    assert by["gdn-a"].confidence == "low" and by["gdn-b"].confidence == "low"
+    assert any("shared with gdn-b" in n for n in by["gdn-a"].notes)
+    assert by["other"].confidence == "medium"  # it has a clause of its own
+    assert [f.rule_id for f in ranked][:2] == ["gdn-a", "gdn-b"]  # the order is the score's
+
+
+def test_the_deepest_frame_breaks_a_tie_before_issue_counts():
+    crash = Crash("error", "RuntimeError", "x", None, 1, frames=(
+        Frame("a.py", 1, "execute_model"), Frame("b.py", 2, "forward"), Frame("c.py", 3, "fused_moe_kernel")), complete=False)
+    scan = Scan((crash,), (), Environment())
+    shallow = _finding("many-issues", [Evidence("supports.frames", "hit", "frame `execute_model`", "execute_model")],
+                       score=0.1, confidence="low", references=("vllm#1", "vllm#2", "vllm#3"))
+    deep = _finding("deep-frame", [Evidence("supports.frames", "hit", "frame `fused_moe_kernel`", "fused_moe_kernel")],
+                    score=0.1, confidence="low")
+    shallow = Finding(**{**shallow.__dict__, "basis": "path"})
+    deep = Finding(**{**deep.__dict__, "basis": "path"})
+    assert [f.rule_id for f in rank([shallow, deep], scan)] == ["deep-frame", "many-issues"]
+    # with no frame to tell them apart, the cause reported in more issues comes first
+    assert [f.rule_id for f in rank([deep, shallow])] == ["many-issues", "deep-frame"]
+
+
+def test_family_is_a_gate_for_a_rule_without_crash_evidence(catalog):
+    from qwen3doctor.match import evaluate
+    from qwen3doctor.rank import score
+
+    rule = catalog.rules["gptq-marlin-moe-repack-oom"]
+    log = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B-GPTQ-Int4\n"
+    from qwen3doctor.diagnose import scan_source
+    from qwen3doctor.reader import LineSource
+    import io
+
+    scan = scan_source(LineSource("x", io.BytesIO(log.encode())), catalog)
+    f = score(evaluate(rule, scan), scan)
+    assert f is not None and f.basis == "combination"
+    family_hit = [e for e in f.evidence if e.clause == "when.family" and e.state == "hit"]
+    assert family_hit  # the family holds, and opens the gate
+    other = [e for e in f.evidence if e.state == "hit" and e.clause in ("when.quantization", "when.engine_version")]
+    # the score is what the discriminating facts are worth, not the family
+    from qwen3doctor.rank import WHEN_WEIGHT
+
+    assert abs(f.score - sum(WHEN_WEIGHT[e.clause] for e in other)) < 1e-6
