@@ -82,3 +82,22 @@ def test_family_is_a_gate_for_a_rule_without_crash_evidence(catalog):
     from qwen3doctor.rank import WHEN_WEIGHT
 
     assert abs(f.score - sum(WHEN_WEIGHT[e.clause] for e in other)) < 1e-6
+
+
+def test_a_thin_paste_gets_at_most_three_candidates_each_with_what_confirms_it(catalog):
+    cut = ('(Worker_TP0 pid=204) ERROR 06-29 01:44:32 [multiproc_executor.py:870] Traceback (most recent call last):\n'
+           '(Worker_TP0 pid=204) ERROR 06-29 01:44:32 [multiproc_executor.py:870]   File "/v/vllm/v1/executor/multiproc_executor.py", line 680, in __init__\n'
+           '(Worker_TP0 pid=204) ERROR 06-29 01:44:32 [multiproc_executor.py:870]     self.worker.load_model()\n'
+           '(Worker_TP0 pid=204) ERROR 06-29 01:44:32 [multiproc_executor.py:870]   File "/v/vllm/v1/worker/gpu_worker.py", line 323, in load_model\n'
+           '(Worker_TP0 pid=204) ERROR 06-29 01:44:32 [multiproc_executor.py:870]     self.model_runner.load_model(load_dummy_weights=load_dummy_weights)\n')
+    report = diagnose_text(cut, catalog)
+    assert report.findings and len(report.findings) <= 3
+    assert all(f.confidence == "low" for f in report.findings)
+    assert all(any(n.startswith("would be confirmed by ") for n in f.notes) for f in report.findings)
+    assert any("stops before its exception line" in s for s in report.next_steps)
+
+
+def test_a_launch_without_a_crash_names_what_to_paste_next(catalog):
+    report = diagnose_text("vllm                              0.10.1\n"
+                           "$ vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 4\n", catalog)
+    assert report.risks and report.next_steps[0].startswith("The paste shows a launch but no crash line")

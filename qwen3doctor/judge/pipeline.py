@@ -208,15 +208,23 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         verdict = Verdict.CLEAN
     warnings.extend(scan.environment.conflicts)
     risks: tuple = ()
+    steps = next_steps(scan, ranked)
     if verdict is Verdict.CLEAN:
         from .preflight import launch_risks  # only a crash-free log pays for the preflight tables
 
         risks = launch_risks(scan, catalog)
+        if risks:
+            steps.insert(0, RISK_STEP)
     return Report(
         source=source, verdict=verdict, environment=scan.environment, crashes=scan.crashes,
-        findings=tuple(ranked), next_steps=tuple(next_steps(scan, ranked)), warnings=tuple(warnings),
+        findings=tuple(ranked), next_steps=tuple(steps), warnings=tuple(warnings),
         lines_read=scan.lines_read, risks=risks,
     )
+
+
+RISK_STEP = ("The paste shows a launch but no crash line: if the server did stop, paste the last lines it printed "
+             "(the `Traceback (most recent call last):` block or the `ERROR` lines); the known problems listed are what "
+             "this launch can hit, not a diagnosis.")
 
 
 def diagnose_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:

@@ -36,6 +36,7 @@ OTHER_MISS_FACTOR = 0.45
 # confidence thresholds
 HIGH, MEDIUM = 0.60, 0.35
 MAX_FINDINGS = 5
+MAX_CANDIDATES = 3  # when no finding is better than a low-confidence candidate
 MIN_SCORE = 0.05
 
 # frames every traceback passes through: they say nothing about which step of the engine failed
@@ -136,12 +137,29 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     if confidence == "high" and (rule.status == "unconfirmed" or any(ev.subject == FRAGMENT for ev in rm.match)):
         confidence = "medium"  # an unconfirmed cause, or a message read from pasted lines without a crash line
     notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())
+    if confidence == "low":
+        notes += confirm_note(rm)
     return Finding(
         rule_id=rule.id, title=rule.title, status=rule.status, score=round(min(total, 1.0), 3),
         confidence=confidence, engines=rule.engines, families=rule.families, references=rule.references,
         evidence=tuple(rm.match) + tuple(rm.supports) + tuple(rm.when), fixes=fixes_for(rm, scan.environment),
         fixed_in=rule.fixed_in, notes=notes, basis=basis,
     )
+
+
+CONFIRM = {"message": "an exception message matching `{}`", "frames": "a traceback through `{}`",
+           "log": "a log line matching `{}`", "exception": "the exception `{}`"}
+
+
+def confirm_note(rm: RuleMatch) -> tuple[str, ...]:
+    """What would confirm a low-confidence candidate: its most telling `match` clause the log did not hit."""
+    hit = {ev.clause.rsplit(".", 1)[-1] for ev in rm.match if ev.state == "hit" and not rm.generic.get(ev.clause)}
+    for kind in ("message", "frames", "log", "exception"):
+        for alternative in rm.rule.match:
+            for clause in alternative:
+                if clause.kind == kind and kind not in hit:
+                    return ("would be confirmed by " + CONFIRM[kind].format(clause.sources[0]),)
+    return ()
 
 
 def engine_agnostic(rule) -> bool:
@@ -190,7 +208,9 @@ def rank(findings: list[Finding], scan: Scan | None = None) -> list[Finding]:
     findings.sort(key=lambda f: (-f.score, order[f.confidence], -_deepest(f, depth),
                                  0 if f.basis == "evidence" else -len(f.references), STATUS_ORDER.get(f.status, 3),
                                  f.rule_id))
-    return _tie_shared(findings[:MAX_FINDINGS])
+    # a thin paste: up to three candidates, each saying what would confirm it
+    limit = MAX_CANDIDATES if findings and all(f.confidence == "low" for f in findings) else MAX_FINDINGS
+    return _tie_shared(findings[:limit])
 
 
 def _frame_depths(scan: Scan | None) -> dict[str, int]:
