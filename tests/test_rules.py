@@ -32,3 +32,27 @@ def test_no_rule_ranks_on_a_generic_message_alone():
         for alternative in rule.match:
             if all(cl.kind == "message" and cl.generic for cl in alternative):
                 assert rule.supports or rule.families or rule.when, rule.id
+
+
+def test_lint_flags_a_log_pattern_that_matches_ordinary_traffic(tmp_path):
+    from qwen3doctor.catalog import load_catalog
+
+    (tmp_path / "vllm").mkdir()
+    (tmp_path / "vllm" / "turing-bf16.yaml").write_text('''title: BF16 on a Turing card
+status: likely
+references: [vllm#99999901]
+match:
+  - message: ['Bfloat16 is only supported']
+supports:
+  log: ['2080', '(?i)\\\\bRTX ?2080\\\\b', 'Running: \\\\d+ reqs']
+cause: x
+fixes:
+  - title: use fp16
+    command: vllm serve m --dtype half
+    cost: none
+tests:
+  match: []
+''', encoding="utf-8")
+    catalog = load_catalog([tmp_path], cache=False, strict=False)
+    problems = [p for p in lint(catalog) if "ordinary traffic" in p]
+    assert len(problems) == 1 and "'2080'" in problems[0] and "supports.log" in problems[0]

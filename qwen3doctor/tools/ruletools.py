@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,7 +127,50 @@ def lint(catalog: Catalog) -> list[str]:
             refs[first] = rule.id
         if not rule.match and not rule.when and not rule.families:
             problems.append(f"{rule.path}: match: a rule with no match clauses needs when conditions or families")
+        problems.extend(traffic_matches(rule))
     return problems
+
+
+# a healthy server's ordinary lines, with the numbers traffic carries (throughputs, token counts, ports, ids):
+# a `log` pattern that matches one of them would report its cause on every busy log
+TRAFFIC = (
+    "(APIServer pid=1) INFO 03-02 10:15:30 [loggers.py:123] Engine 000: Avg prompt throughput: 2080.5 tokens/s, Avg "
+    "generation throughput: 1024.0 tokens/s, Running: 100 reqs, Waiting: 40 reqs, GPU KV cache usage: 30.9%, "
+    "Prefix cache hit rate: 80.0%",
+    "[2025-05-01 10:00:00 TP0] Decode batch, #running-req: 4090, #token: 3090, token usage: 0.50, cuda graph: True, "
+    "gen throughput (token/s): 2080.12, #queue-req: 100",
+    "[2025-05-01 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 8192, #cached-token: 4096, token usage: 0.01, "
+    "#running-req: 5090, #queue-req: 0, input throughput (token/s): 3080.63",
+    '(APIServer pid=1) INFO:     10.0.2.80:20800 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    "(APIServer pid=1) INFO 03-02 10:15:22 [async_llm.py:270] Added request chatcmpl-a100b200h100t4v100.",
+)
+
+
+# what a match on traffic must not be: a bare model-number-like token (`2080`, `b200`, `A100`), which throughput
+# figures, ports and request ids contain; phrases (`Running: 100 reqs`) are load signals a rule may look for
+_MODEL_NUMBER = re.compile(r"(?i)[a-z]{0,3}\d{2,4}[a-z]{0,2}")
+
+
+def traffic_matches(rule) -> list[str]:
+    """`log` patterns of a rule that match ordinary traffic (a bare GPU model number such as `2080`)."""
+    from .anchors import compile_pattern
+
+    out = []
+    for where, clause in [("match", c) for alt in rule.match for c in alt] + [("supports", c) for c in rule.supports]:
+        if clause.kind != "log":
+            continue
+        for source in clause.sources:
+            pattern = compile_pattern("log", source)
+            for line in TRAFFIC:
+                try:
+                    hit = pattern.search(line, timeout=1.0)
+                except TimeoutError:
+                    hit = None
+                if hit and _MODEL_NUMBER.fullmatch(hit.group(0)):
+                    out.append(f"{rule.path}: {where}.log: {source!r} matches ordinary traffic ({hit.group(0)!r} in "
+                               f"“{line[:60]}…”): anchor it (a word boundary, the GPU's full name)")
+                    break
+    return out
 
 
 def lint_warnings(catalog: Catalog) -> list[str]:
