@@ -180,3 +180,26 @@ def test_no_fragment_search_beside_a_cut_traceback(catalog):
            'ERROR 04-05 11:55:07 [hermes_tool_parser.py:110]   File "/v/hermes_tool_parser.py", line 88, in extract_tool_calls\n')
     report = diagnose_text(log, catalog)
     assert not any(c.excerpt for c in report.crashes)
+
+
+def test_a_cuda_error_with_its_source_location(catalog):
+    c = primary("CUDA error (/sgl-kernel/build/_deps/repo-flash-attention-src/hopper/flash_fwd_launch_template.h:190): "
+                "invalid argument\n", catalog)
+    assert c.message.startswith("CUDA error (") and c.message.endswith("invalid argument")
+
+
+def test_a_shell_reporting_the_server_killed(catalog):
+    c = primary("run.sh: line 19: 34410 Killed                  python -m sglang.launch_server --model-path /m\n", catalog)
+    assert c.crash_class == "killed"
+
+
+def test_a_paste_ending_inside_a_frame_line_is_a_cut_traceback(catalog):
+    log = "python -m sglang.launch_server --model-path /m --tp-size 1\n" \
+          'File ".../sglang/srt/layers/quantization/compressed_tensors/compressed_t\n'
+    c = primary(log, catalog)
+    assert c.frames and "compressed_tensors/compressed_t" in c.frames[0].file and not c.complete
+
+
+def test_a_bracketed_error_tag_is_an_error_record(catalog):
+    log = "[ERROR] 2025-09-17-06:54:37 (PID:34901, Device:3, RankID:-1) ERR00100 PTA call acl api failed.\n"
+    assert "PTA call acl api failed" in primary(log, catalog).message

@@ -76,12 +76,12 @@ _CHAIN = re.compile(
 
 # Crash lines that need no traceback around them.
 _STANDALONE = re.compile(
-    r"(?P<m>CUDA error: .+|HIP error: .+|CUDA out of memory.*|"
+    r"(?P<m>CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|"
     r"NCCL error.*|ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*|"
     r"terminate called after throwing an instance of .+|Fatal Python error: .+|Segmentation fault.*|"
     r"HSA_STATUS_ERROR\w*.*|Aborted \(core dumped\)|"
     r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+|received signal SIG\w+.*|"
-    r"Killed$|exitcode[=:] ?-\d+.*|"
+    r"Killed$|(?<=\d )Killed\s+\S.*|exitcode[=:] ?-\d+.*|"
     r"Assertion `.+' failed.*|Assertion error .+|"
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
@@ -124,7 +124,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
     ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
     ("segfault", r"Segmentation fault|SIGSEGV|Fatal Python error|core dumped|terminate called"),
-    ("killed", r"^Killed$|SIGKILL|signal 9|exitcode[=:] ?-9"),
+    ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
     ("unsupported-model", r"not supported|Unsupported|does not support|is not supported|not validated"),
     ("version-mismatch", r"unrecognized arguments|No module named|cannot import name|ImportError|has no attribute"),
@@ -388,6 +388,17 @@ class CrashParser:
         return None
 
     def finish(self) -> list[Crash]:
+        for process, carry in list(self._carry.items()):
+            # the paste ends inside a frame line (`File ".../compressed_t`): a traceback cut there
+            m = re.match(r'\s*File\s+"(?P<file>[^"]*)"?(?:,\s+line\s+(?P<line>\d+))?', carry)
+            if m:
+                tb = self._open.get(process)
+                if tb is None or tb.done:
+                    if tb is not None:
+                        self._close(process)
+                    tb = self._open[process] = _Open(process, self._eof_line, last_line=self._eof_line)
+                tb.frames.append(Frame(m.group("file"), int(m.group("line")) if m.group("line") else None, "?"))
+        self._carry.clear()
         for process in list(self._open):
             tb = self._open[process]
             self._close(process, at_end=tb.last_line >= self._eof_line)

@@ -84,6 +84,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
                 process = _normalise(proc)
             if name == "pylog":
                 record = m.group("level")
+            if name == "tag" and m.group(0).startswith(("[ERROR]", "[CRITICAL]", "[FATAL]")):
+                record = "ERROR"
             if name == "vllm-level":
                 head = m.group(0)
                 record = head.split(None, 1)[0] + " " + head[head.rfind("[") + 1:].split("]")[0] if "[" in head else head.strip()
