@@ -203,3 +203,11 @@ def test_a_paste_ending_inside_a_frame_line_is_a_cut_traceback(catalog):
 def test_a_bracketed_error_tag_is_an_error_record(catalog):
     log = "[ERROR] 2025-09-17-06:54:37 (PID:34901, Device:3, RankID:-1) ERR00100 PTA call acl api failed.\n"
     assert "PTA call acl api failed" in primary(log, catalog).message
+
+
+def test_ordinary_start_up_lines_are_no_fragment_of_a_short_message_pattern(catalog):
+    log = ("[2025-12-01 01:07:23] Load weight end. type=Qwen3VLForConditionalGeneration, dtype=torch.bfloat16, avail mem=143.29 GB\n"
+           "[2025-12-01 01:07:23] Using KV cache dtype: torch.bfloat16\n"
+           "[2025-12-01 01:07:23] Capture cuda graph begin. This can take up to several minutes. avail mem=34.22 GB\n")
+    report = diagnose_text(log, catalog)
+    assert not report.crashes and report.verdict.value == "no-crash"

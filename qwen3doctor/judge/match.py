@@ -186,7 +186,7 @@ FRAGMENT = "<fragment>"  # Evidence.subject of a message hit on pasted lines tha
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold
 
 
-def fragment_literals(clause: Clause) -> list[tuple[str, str]]:
+def fragment_literals(clause: Clause, min_len: int = MIN_FRAGMENT, min_spaces: int = 2) -> list[tuple[str, str]]:
     """(source, words) per message pattern: its longest literal without the punctuation at its ends, when that
     is long enough to stand for the message (`exceeds available Mamba cache blocks`)."""
     out = []
@@ -195,7 +195,7 @@ def fragment_literals(clause: Clause) -> list[tuple[str, str]]:
             continue
         best = max((lit for lits, _ in gate for lit in lits), key=len, default="")
         words = best.strip(" ()[]{}:;,.'\"")
-        if len(words) >= MIN_FRAGMENT and words.count(" ") >= 2:
+        if len(words) >= min_len and words.count(" ") >= min_spaces:
             out.append((clause.sources[i], words))
     return out
 

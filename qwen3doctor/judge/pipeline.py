@@ -139,6 +139,7 @@ def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> E
     return env
 
 
+MIN_TELLING = 16  # characters of literal text a message pattern needs to count on pasted lines
 MAX_PASTE_LINES = 2000  # a paste this short with no crash line is searched for fragments of rule messages
 
 
@@ -159,13 +160,15 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
             continue
         seen.add(clause.sources)
         literals = [words for _, words in fragment_literals(clause) if words in whole]
-        if not literals and not any(True for _ in candidates(clause, whole, lower)):
+        # a whole pattern counts on pasted lines only when it says something specific (`bfloat16` alone does not)
+        telling = {src for src, _ in fragment_literals(clause, MIN_TELLING, 0)}
+        if not literals and not any(src in telling for _, src in candidates(clause, whole, lower)):
             continue  # neither a pattern's literals nor a long literal occur anywhere in the paste
         for n, text in windows:
             if n in found and len(found[n]) >= len(text):
                 continue
             hit = any(words in text for words in literals) or any(
-                _quiet_search(pat, text) for pat, _ in candidates(clause, text, text.lower()))
+                src in telling and _quiet_search(pat, text) for pat, src in candidates(clause, text, text.lower()))
             if hit:
                 found[n] = text
     return tuple(Crash(classify(None, text), None, text[:2000], None, n + 1, role="fragment", excerpt=True)
