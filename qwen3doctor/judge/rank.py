@@ -153,7 +153,7 @@ CONFIRM = {"message": "an exception message matching `{}`", "frames": "a traceba
 
 def confirm_note(rm: RuleMatch) -> tuple[str, ...]:
     """What would confirm a low-confidence candidate: its most telling `match` clause the log did not hit."""
-    hit = {ev.clause.rsplit(".", 1)[-1] for ev in rm.match if ev.state == "hit" and not rm.generic.get(ev.clause)}
+    hit = {ev.clause.rsplit(".", 1)[-1] for ev in rm.match if ev.state == "hit"}
     for kind in ("message", "frames", "log", "exception"):
         for alternative in rm.rule.match:
             for clause in alternative:
