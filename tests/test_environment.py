@@ -192,3 +192,20 @@ def test_a_container_named_after_vllm_does_not_make_a_sglang_log_vllm():
                  "vllm-server-1  | [2025-05-01 10:00:05 TP0] Load weight begin. avail mem=78.12 GB\n"
                  "docker logs vllm-server-1 shows the vllm container exited\n")
     assert env.get("engine") == "sglang"
+
+
+def test_serve_arguments_in_yaml_list_forms():
+    block = env_of('''      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.11.0
+          args:
+            - "--model"
+            - "Qwen/Qwen3-30B-A3B-FP8"
+            - "--tensor-parallel-size=4"
+''')
+    assert block.get("model") == "Qwen/Qwen3-30B-A3B-FP8" and block.get("tp") == 4 and block.get("engine_version") == "0.11.0"
+    flow = env_of('''        command: ["vllm", "serve"]
+        args: ["Qwen/Qwen3-30B-A3B-FP8", "--tensor-parallel-size", "4", "--enable-expert-parallel"]
+''')
+    assert flow.get("model") == "Qwen/Qwen3-30B-A3B-FP8" and flow.get("tp") == 4
+    assert "--enable-expert-parallel" in flow.flags

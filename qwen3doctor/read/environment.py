@@ -70,6 +70,8 @@ _SERVE = re.compile(
 )
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
+# a Kubernetes / compose command or args list in flow style: `args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4"]`
+_YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*)\]\s*$")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", re.I)
 _GPU_NAME = re.compile(
@@ -193,6 +195,10 @@ class EnvCollector:
             if not stripped.endswith("\\") or len(self._pending_command) > 200:
                 self._take_command(" ".join(self._pending_command), P_COMMAND)
                 self._pending_command = None
+            return
+        flow = _YAML_FLOW.match(text) if "[" in text else None
+        if flow:
+            self._yaml_items.extend(_unquote(i.strip()) for i in split_top_level(flow.group("items")) if i.strip())
             return
         item = _YAML_ITEM.match(text)
         if item:
