@@ -101,3 +101,12 @@ def test_a_launch_without_a_crash_names_what_to_paste_next(catalog):
     report = diagnose_text("vllm                              0.10.1\n"
                            "$ vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 4\n", catalog)
     assert report.risks and report.next_steps[0].startswith("The paste shows a launch but no crash line")
+
+
+def test_a_candidate_the_launch_contradicts_is_dropped(catalog):
+    launch = "vllm serve Qwen/Qwen3.5-35B-A3B --tensor-parallel-size 2{}\n"
+    crash = "torch.AcceleratorError: CUDA error: an illegal memory access was encountered\n"
+    plain = [f.rule_id for f in diagnose_text(launch.format("") + crash, catalog).findings]
+    eager = [f.rule_id for f in diagnose_text(launch.format(" --enforce-eager") + crash, catalog).findings]
+    assert "gdn-cudagraph-illegal-memory-access" in plain
+    assert "gdn-cudagraph-illegal-memory-access" not in eager  # its workaround is already set

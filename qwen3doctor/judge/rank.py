@@ -109,8 +109,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     basis = "evidence"
     if rule.match and not strong:
         if weak:
-            if hard_miss:
-                return None  # a generic message from another engine or model family says nothing
+            if hard_miss or misses:
+                # a generic message from another engine or model family says nothing, and a candidate the launch
+                # contradicts (its workaround flag set, a version outside its window, another platform) is dropped
+                return None
             basis = "generic"
         elif _combination(rm, when_hits, misses):
             basis = "combination"
