@@ -110,3 +110,22 @@ def test_a_candidate_the_launch_contradicts_is_dropped(catalog):
     eager = [f.rule_id for f in diagnose_text(launch.format(" --enforce-eager") + crash, catalog).findings]
     assert "gdn-cudagraph-illegal-memory-access" in plain
     assert "gdn-cudagraph-illegal-memory-access" not in eager  # its workaround is already set
+
+
+CUT_IN_DRAFTER = '''[1/8,TP1][pid=5510] ERROR 01-28 10:47:07.623 [forward_context.py:617] Traceback (most recent call last):
+[1/8,TP1][pid=5510] ERROR 01-28 10:47:07.623 [forward_context.py:617]   File "/usr/local/lib/python3.12/dist-packages/vllm/forward_context.py", line 615, in set_forward_context
+[1/8,TP1][pid=5510] ERROR 01-28 10:47:07.623 [forward_context.py:617]     yield
+[1/8,TP1][pid=5510] ERROR 01-28 10:47:07.623 [forward_context.py:617]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/{module}.py", line 1486, in dummy_run
+[1/8,TP1][pid=5510] ERROR 01-28 10:47:07.623 [forward_context.py:617]     self.model(
+[1/8,TP1][pid=5510] ERROR 01-28 10:47:07.623 [forward_context.py:617]   File "/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py", line 1751, in _wrapped_call_impl
+'''
+
+
+def test_a_cut_traceback_names_candidates_by_the_engine_module_it_stops_in(catalog):
+    report = diagnose_text(CUT_IN_DRAFTER.format(module="spec_decode/eagle"), catalog)
+    top = report.findings[0]
+    assert top.rule_id.startswith("eagle3-") and top.confidence == "low"
+    assert any("stops in `eagle.py`" in e.text for e in top.evidence)
+    # a module whose name says nothing (forward_context, module.py) names no candidate
+    other = diagnose_text(CUT_IN_DRAFTER.format(module="worker/utils"), catalog)
+    assert not any("stops in" in e.text for f in other.findings for e in f.evidence)

@@ -107,6 +107,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     on_path = _cut_traceback(scan) and any(
         ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in PATHLESS_FRAMES for ev in rm.supports)
     basis = "evidence"
+    extra: tuple[Evidence, ...] = ()
     if rule.match and not strong:
         if weak:
             if hard_miss or misses:
@@ -120,6 +121,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             basis = "supporting"  # a crash whose own lines are missing, and lines that point here
         elif on_path and not misses:
             basis = "path"
+        elif not misses and (module := _module_of_cut(rule, scan)) is not None:
+            basis = "path"  # the cut traceback stops in the module this cause lives in
+            total += MODULE_WEIGHT
+            extra = (Evidence("supports.frames", "hit", f"the traceback stops in `{module}`, where this cause lives"),)
         else:
             return None
     elif not rule.match:
@@ -144,7 +149,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     return Finding(
         rule_id=rule.id, title=rule.title, status=rule.status, score=round(min(total, 1.0), 3),
         confidence=confidence, engines=rule.engines, families=rule.families, references=rule.references,
-        evidence=tuple(rm.match) + tuple(rm.supports) + tuple(rm.when), fixes=fixes_for(rm, scan.environment),
+        evidence=tuple(rm.match) + tuple(rm.supports) + extra + tuple(rm.when), fixes=fixes_for(rm, scan.environment),
         fixed_in=rule.fixed_in, notes=notes, basis=basis,
     )
 
@@ -167,6 +172,44 @@ def confirm_note(rm: RuleMatch) -> tuple[str, ...]:
 def engine_agnostic(rule) -> bool:
     """A kernel library's or a transport's cause (FlashInfer, NCCL / gloo, DeepEP, Triton): the rule's id names it."""
     return any(lib in rule.id.split("-") for lib in KERNEL_LIBRARIES)
+
+
+MODULE_WEIGHT = 0.08
+# words of engine module paths that name no particular feature
+COMMON_WORDS = frozenset((
+    "model", "models", "worker", "workers", "runner", "utils", "util", "layers", "layer", "engine", "executor", "base",
+    "core", "cuda", "graph", "graphs", "loader", "config", "configs", "forward", "context", "init", "main", "server",
+    "scheduler", "manager", "managers", "python", "linear", "quant", "quantization", "attention", "backend", "backends",
+    "distributed", "entrypoints", "openai", "serving", "sample", "sampler", "ops", "kernels", "kernel", "common",
+    "interface", "interfaces", "registry", "multiproc", "process", "proc", "output", "outputs", "input", "inputs",
+    "weight", "weights", "unsupported", "error", "failed", "mismatch", "invalid", "crash", "cudagraph", "memory",
+    "illegal", "access", "start", "startup", "missing", "dist", "packages", "site", "local", "compile", "compilation",
+    "vllm", "sglang", "srt", "omni", "ascend", "qwen", "qwen3", "qwen35", "entry", "points", "api", "serve", "served",
+    "launch", "cli", "args", "arg", "parser", "handler", "handlers", "wrapper", "load", "loading",
+))
+_ENGINE_PATH = ("/vllm/", "/sglang/", "/vllm_ascend/", "/vllm_omni/", "/sglang_omni/")
+
+
+def _words(text: str) -> set[str]:
+    import re
+
+    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 4 and w not in COMMON_WORDS}
+
+
+def _module_of_cut(rule, scan: Scan) -> str | None:
+    """A traceback cut above its exception line: the deepest engine module it stops in, when that module's name
+    (`spec_decode/eagle.py`) names a word of the rule's id (`eagle3-...`)."""
+    if not _cut_traceback(scan):
+        return None
+    own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    files = [f.file for f in reversed(own[0].frames) if any(p in f.file for p in _ENGINE_PATH)][:2]
+    rule_words = _words(rule.id)
+    for file in files:
+        tail = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py")
+        for word in _words(tail):
+            if any(r == word or len(word) >= 5 and r.startswith(word) for r in rule_words):
+                return file.rsplit("/", 1)[-1]
+    return None
 
 
 def _cut_traceback(scan: Scan) -> bool:
