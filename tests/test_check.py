@@ -172,7 +172,7 @@ def test_cli_exit_codes_and_json(tmp_path):
 
 
 def test_a_launch_pasted_without_a_crash_lists_its_risks_and_stays_clean(catalog):
-    from qwen3doctor.diagnose import diagnose_text
+    from qwen3doctor.judge.pipeline import diagnose_text
     from qwen3doctor.render.json import report_dict
     from qwen3doctor.render.plain import render
 

@@ -35,7 +35,7 @@ def test_no_rule_ranks_on_a_generic_message_alone():
 
 
 def test_lint_flags_a_log_pattern_that_matches_ordinary_traffic(tmp_path):
-    from qwen3doctor.catalog import load_catalog
+    from qwen3doctor.knowledge.catalog import load_catalog
 
     (tmp_path / "vllm").mkdir()
     (tmp_path / "vllm" / "turing-bf16.yaml").write_text('''title: BF16 on a Turing card

@@ -1,9 +1,9 @@
 """Specificity and gates: kernel-library causes are engine-agnostic, rules that share their only strong clause are
 tied low-confidence candidates, family / engine / platform are gates, and the deepest frame breaks ties."""
 
-from qwen3doctor.diagnose import diagnose_text
+from qwen3doctor.judge.pipeline import diagnose_text
 from qwen3doctor.model import Evidence, Finding
-from qwen3doctor.rank import engine_agnostic, rank
+from qwen3doctor.judge.rank import engine_agnostic, rank
 from qwen3doctor.model import Crash, Environment, Frame, Scan
 
 VLLM_SAMPLER_IMA = '''(APIServer pid=1) INFO 03-02 10:00:00 [api_server.py:1851] vLLM API server version 0.11.0
@@ -63,13 +63,13 @@ def test_the_deepest_frame_breaks_a_tie_before_issue_counts():
 
 
 def test_family_is_a_gate_for_a_rule_without_crash_evidence(catalog):
-    from qwen3doctor.match import evaluate
-    from qwen3doctor.rank import score
+    from qwen3doctor.judge.match import evaluate
+    from qwen3doctor.judge.rank import score
 
     rule = catalog.rules["gptq-marlin-moe-repack-oom"]
     log = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B-GPTQ-Int4\n"
-    from qwen3doctor.diagnose import scan_source
-    from qwen3doctor.reader import LineSource
+    from qwen3doctor.judge.pipeline import scan_source
+    from qwen3doctor.read.reader import LineSource
     import io
 
     scan = scan_source(LineSource("x", io.BytesIO(log.encode())), catalog)
@@ -79,7 +79,7 @@ def test_family_is_a_gate_for_a_rule_without_crash_evidence(catalog):
     assert family_hit  # the family holds, and opens the gate
     other = [e for e in f.evidence if e.state == "hit" and e.clause in ("when.quantization", "when.engine_version")]
     # the score is what the discriminating facts are worth, not the family
-    from qwen3doctor.rank import WHEN_WEIGHT
+    from qwen3doctor.judge.rank import WHEN_WEIGHT
 
     assert abs(f.score - sum(WHEN_WEIGHT[e.clause] for e in other)) < 1e-6
 

@@ -3,7 +3,7 @@ still yields the crash, its frames and its exception."""
 
 import textwrap
 
-from qwen3doctor.diagnose import diagnose_text
+from qwen3doctor.judge.pipeline import diagnose_text
 
 TB = '''Traceback (most recent call last):
   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 691, in run_engine_core

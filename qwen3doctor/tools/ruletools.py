@@ -153,7 +153,7 @@ _MODEL_NUMBER = re.compile(r"(?i)[a-z]{0,3}\d{2,4}[a-z]{0,2}")
 
 def traffic_matches(rule) -> list[str]:
     """`log` patterns of a rule that match ordinary traffic (a bare GPU model number such as `2080`)."""
-    from .anchors import compile_pattern
+    from ..knowledge.patterns import compile_pattern
 
     out = []
     for where, clause in [("match", c) for alt in rule.match for c in alt] + [("supports", c) for c in rule.supports]:
