@@ -141,3 +141,31 @@ def platform_of_gpu(gpu: str) -> str | None:
     if re.search(r"(?i)NVIDIA|GeForce|Tesla|RTX|\b[ABHLTV]\d{2,3}\b|GB\d+", gpu):
         return "cuda"
     return None
+
+
+# Short names of the repositories that issue references use (`vllm#34948`, `verl#1368`) -> GitHub owner/name.
+# One table for `explain`, links and `eval`.
+REPOSITORIES = {
+    "vllm": "vllm-project/vllm", "sglang": "sgl-project/sglang", "sglang-omni": "sgl-project/sglang-omni",
+    "vllm-ascend": "vllm-project/vllm-ascend", "vllm-omni": "vllm-project/vllm-omni",
+    "llm-compressor": "vllm-project/llm-compressor", "speculators": "vllm-project/speculators",
+    "xinference": "xorbitsai/inference", "ascend-sglang": "ascend/sglang", "flashinfer": "flashinfer-ai/flashinfer",
+    "deepep": "deepseek-ai/deepep", "verl": "verl-project/verl", "ktransformers": "kvcache-ai/ktransformers",
+}
+_SHORT_OF = {full.lower(): short for short, full in REPOSITORIES.items() if short in ("vllm", "sglang")}
+
+
+def full_repository(name: str) -> str:
+    """`verl` -> `verl-project/verl`; an owner/name or an unknown short name comes back as given."""
+    return REPOSITORIES.get(name.lower(), name)
+
+
+def short_repository(name: str) -> str:
+    """The spelling references use: `vllm-project/vllm` -> `vllm`; other repositories keep owner/name."""
+    return _SHORT_OF.get(name.lower(), name)
+
+
+def canonical_reference(ref: str) -> str:
+    """`verl#1368` and `verl-project/verl#1368` -> one lower-case `owner/name#N` to compare references by."""
+    repo, _, n = ref.strip().partition("#")
+    return f"{full_repository(repo.strip()).lower()}#{n.strip()}"

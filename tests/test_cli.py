@@ -116,6 +116,15 @@ def test_explain_by_reference_url_and_id():
     assert j["id"] == "gdn-cudagraph-illegal-memory-access" and "vllm#34948" in j["references"]
 
 
+def test_explain_short_and_full_repository_names_find_the_same_rule():
+    # rules cite other trackers as owner/name#N; users paste the short name or the URL
+    short = run("explain", "verl#1368")
+    full = run("explain", "verl-project/verl#1368")
+    url = run("explain", "https://github.com/verl-project/verl/issues/1368")
+    assert short.returncode == full.returncode == url.returncode == 0
+    assert short.stdout == full.stdout == url.stdout and "verl-engine-broadcast-rank-mismatch" in short.stdout
+
+
 def test_explain_unknown_key_suggests_close_ones():
     r = run("explain", "gdn-cudagraph-ilegal-memory-access")
     assert r.returncode == 2 and "Did you mean: gdn-cudagraph-illegal-memory-access" in r.stderr

@@ -34,6 +34,8 @@ def test_eval_command_prints_figures_and_json():
 def test_reference_forms_compare_equal():
     assert canonical_ref("sglang-omni#214") == canonical_ref("sgl-project/sglang-omni#214")
     assert canonical_ref("vllm#1") == "vllm-project/vllm#1"
+    assert canonical_ref("verl#1368") == canonical_ref("verl-project/verl#1368") == "verl-project/verl#1368"
+    assert canonical_ref("llm-compressor#2568") == "vllm-project/llm-compressor#2568"
 
 
 def test_eval_splits_covered_causes_and_says_why_each_case_missed(catalog):

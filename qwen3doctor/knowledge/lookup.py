@@ -9,9 +9,9 @@ import re
 from .catalog import Catalog
 from ..errors import UnknownKeyError
 from ..model import Rule
+from ..vocab import canonical_reference, full_repository, short_repository
 
 _URL = re.compile(r"^(?:https?://)?(?:www\.)?github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+)/(?:issues|pull|discussions)/(?P<n>\d+)")
-_SHORT = {"vllm-project/vllm": "vllm", "sgl-project/sglang": "sglang"}
 
 
 def normalise_key(key: str) -> str:
@@ -19,11 +19,11 @@ def normalise_key(key: str) -> str:
     m = _URL.match(key)
     if m:
         repo = f"{m.group('owner')}/{m.group('repo')}"
-        return f"{_SHORT.get(repo.lower(), repo)}#{m.group('n')}"
+        return f"{short_repository(repo)}#{m.group('n')}"
     m = re.match(r"^(?P<repo>[\w.-]+(?:/[\w.-]+)?)\s*#\s*(?P<n>\d+)$", key)
     if m:
         repo = m.group("repo")
-        return f"{_SHORT.get(repo.lower(), repo)}#{m.group('n')}"
+        return f"{short_repository(repo)}#{m.group('n')}"
     return key
 
 
@@ -33,9 +33,12 @@ def find_rules(catalog: Catalog, key: str) -> list[Rule]:
     if rule is not None:
         return [rule]
     ids = catalog.by_reference.get(norm.lower(), [])
+    if not ids:
+        want = canonical_reference(norm) if "#" in norm else None
+        ids = sorted({i for ref, found in catalog.by_reference.items() if want and canonical_reference(ref) == want for i in found})
     if ids:
         # the rule the reference represents (its first reference) comes first
-        return sorted((catalog.rules[i] for i in ids), key=lambda r: (r.references[0].lower() != norm.lower(), r.id))
+        return sorted((catalog.rules[i] for i in ids), key=lambda r: (canonical_reference(r.references[0]) != canonical_reference(norm), r.id))
     candidates = list(catalog.rules) + list(catalog.by_alias) + [r for r in catalog.by_reference]
     close = difflib.get_close_matches(norm, candidates, n=3, cutoff=0.6)
     hint = f" Did you mean: {', '.join(close)}?" if close else " Try `qwen3doctor rules list`."
@@ -44,5 +47,5 @@ def find_rules(catalog: Catalog, key: str) -> list[Rule]:
 
 def url_of(ref: str) -> str:
     repo, _, n = ref.partition("#")
-    full = {"vllm": "vllm-project/vllm", "sglang": "sgl-project/sglang"}.get(repo, repo)
+    full = full_repository(repo)
     return f"https://github.com/{full}/issues/{n}"

@@ -19,19 +19,10 @@ from ..knowledge.catalog import Catalog
 from ..judge.pipeline import diagnose_source
 from ..errors import InputError
 from ..read.reader import open_source
+from ..vocab import canonical_reference
 
 # short repository names used in labels -> owner/repo
-REPO_ALIASES = {
-    "vllm": "vllm-project/vllm", "sglang": "sgl-project/sglang", "sglang-omni": "sgl-project/sglang-omni",
-    "vllm-ascend": "vllm-project/vllm-ascend", "xinference": "xorbitsai/inference", "ascend-sglang": "ascend/sglang",
-    "flashinfer": "flashinfer-ai/flashinfer", "deepep": "deepseek-ai/deepep",
-}
-
-
-def canonical_ref(ref: str) -> str:
-    repo, _, n = ref.strip().partition("#")
-    repo = REPO_ALIASES.get(repo.lower(), repo).lower()
-    return f"{repo}#{n.strip()}"
+canonical_ref = canonical_reference
 
 
 @dataclass
