@@ -48,6 +48,12 @@ def watch(
     outcome = summary.outcomes[0] if summary.outcomes else None
     what = "nothing to diagnose" if outcome is None or outcome.report is None else live.plain.headline(outcome.report)
     err(f"watch: {watcher.lines} lines read; {len(watcher.announced)} crash diagnosis(es) shown; at the end: {what}")
+    if watcher.unread:
+        err(f"note: {watcher.unread / (1 << 20):.0f} MiB of output were passed through without being read (the "
+            "server logged faster than watch reads; what came last, where a crash is, was read)")
+    if outcome is None or outcome.status in ("clean", "empty"):
+        err("watch: the input ended without a crash. A server killed by a signal or the OOM killer prints none: "
+            "its exit status tells (run the pipeline with `set -o pipefail` to keep it)")
     for note in summary.notes:
         err(f"note: {note}")
     err(verdict_line(summary))
