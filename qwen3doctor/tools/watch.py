@@ -347,18 +347,29 @@ def _grace(chunks: queue.Queue, take: Callable[[bytes], None]) -> None:
 
 
 class _Passthrough:
-    """stdout for the reading thread: every chunk written and flushed as it comes; once the reader of our
-    output has gone (a closed pipe), the rest is dropped and the watching goes on."""
+    """stdout for the reading thread: every chunk written as it comes, with os.write on the descriptor where there
+    is one (no buffered writer whose lock this thread could hold when the interpreter exits); once the reader
+    of our output has gone (a closed pipe), the rest is dropped and the watching goes on."""
 
     def __init__(self, stdout):
         self._out, self._gone = stdout, False
+        try:
+            stdout.flush()
+            self._fd: int | None = stdout.fileno()
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            self._fd = None
 
     def write(self, raw: bytes) -> None:
         if self._gone:
             return
         try:
-            self._out.write(raw)
-            self._out.flush()
+            if self._fd is None:
+                self._out.write(raw)
+                self._out.flush()
+                return
+            view = memoryview(raw)
+            while view:
+                view = view[os.write(self._fd, view):]
         except (BrokenPipeError, ValueError, OSError):
             self._gone = True
 
