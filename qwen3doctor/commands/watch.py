@@ -17,7 +17,7 @@ from .common import DISABLE_OPT, ENGINE_OPT, EXIT_CODES_HELP, MODEL_OPT, RULES_O
 def watch(
     fail_on: Optional[str] = typer.Option(None, "--fail-on", help="any (default), known, high or never: see diagnose --help."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Accept a finding or crash (reference, rule id or fingerprint); repeatable."),
-    settle: float = typer.Option(2.0, "--settle", help="Seconds of quiet after a crash line before its lines count as complete."),
+    settle: float = typer.Option(2.0, "--settle", help="Seconds after a crash's first line (or of quiet after it) before it is diagnosed; errors printed later refine the report, never postpone it."),
     redact: bool = typer.Option(False, "--redact", help="Redact secrets, e-mail addresses, home paths and prompts from the diagnoses (the passed-through output is never changed)."),
     engine: Optional[str] = ENGINE_OPT,
     model: Optional[str] = MODEL_OPT,
