@@ -175,13 +175,15 @@ def traffic_matches(rule) -> list[str]:
     return out
 
 
-CUT_BY_COMMENT = 'a plain value ends where " #" starts a YAML comment, and the rest of the line is lost: quote the value'
+CUT_BY_COMMENT = ('a plain value ends where " #" starts a YAML comment, and the rest of the line is lost: quote the value '
+                  '(a comment meant as one takes two spaces before "#")')
 
 
 def comment_cuts(node, text: str, where: str = "") -> list[tuple[int, str]]:
     """(line, field) of every unquoted value followed by ` #` on its last line: YAML ends a plain scalar there
     and drops the rest as a comment ("...Marlin-compatible (PR #36329)" reads "...Marlin-compatible (PR").
-    A comment meant as one goes on a line of its own."""
+    Prose puts one space before a `#`; a comment meant as one takes two (yamllint's default convention, and
+    the skeletons' `status: unconfirmed  # ...`), so only a single space or tab is flagged."""
     import yaml
 
     found: list[tuple[int, str]] = []
@@ -195,7 +197,7 @@ def comment_cuts(node, text: str, where: str = "") -> list[tuple[int, str]]:
         end = node.end_mark
         line_end = text.find("\n", end.index)
         rest = text[end.index: len(text) if line_end == -1 else line_end]
-        if rest[:1] in (" ", "\t") and rest.lstrip(" \t").startswith("#"):
+        if rest[:1] in (" ", "\t") and rest[1:2] == "#":
             found.append((end.line + 1, where))
     return found
 
