@@ -144,7 +144,7 @@ def test_lint_flags_a_plain_value_cut_by_a_yaml_comment(tmp_path):
     """`title: ... (PR #36329)` unquoted loads as "... (PR": lint names file, line and field, word for word; a
     comment on its own line or two spaces after a value, a quoted value and a `#` without a space before it are
     fine."""
-    from qwen3doctor.ruletools import lint
+    from qwen3doctor.tools.ruletools import lint
 
     text = GOOD.replace("  - title: Do the thing\n", "  # a comment on its own line is fine\n"
                         "  - title: Use a build that keeps it replicated (PR #36329)\n")
