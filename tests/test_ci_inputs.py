@@ -161,3 +161,19 @@ def test_a_zip_found_in_a_folder_is_read_and_step_files_are_skipped_with_a_warni
                     ("logs/run-42.zip!orphan/2_Run vllm.txt", "finding")]
     assert "logs/run-42.zip: 5 step file(s) of GitHub Actions jobs skipped" in r.stderr
     assert "logs/broken.zip: not a readable zip archive" in r.stderr  # found in a folder: a warning, not exit 2
+
+
+def test_a_long_nul_run_deep_inside_a_log_is_removed_with_one_warning(tmp_path):
+    """Past the sniffed head (where the reader cannot see it coming), a 3 MiB run of NULs glued to the traceback's
+    first line: removed by the scan, the traceback read whole, one warning (also from a 70 MiB file that is
+    scanned in two parts)."""
+    text = KNOWN_A.read_bytes()
+    cut = text.index(b"(Worker_TP4 pid=1187) ERROR 02-21 09:14:07 [multiproc_executor.py:863] WorkerProc hit")
+    traffic = b"(APIServer pid=1) INFO:     10.12.0.7:52214 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+    for name, filler in (("small.log", 200), ("large.log", 900_000)):
+        (tmp_path / name).write_bytes(text[:cut] + traffic * filler + b"\0" * (3 << 20) + text[cut:] + b"\0" * 5000)
+        r = run_cli("diagnose", name, "--format", "json", cwd=tmp_path)
+        doc = json.loads(r.stdout)
+        assert r.returncode == 1 and doc["findings"][0]["rule_id"] == "gdn-cudagraph-illegal-memory-access", name
+        assert [w for w in doc["warnings"] if "NUL" in w] == [f"{name}: NUL bytes removed (log damage, such as "
+                                                             "copytruncate rotation leaves); read the text around them"]
