@@ -214,3 +214,37 @@ def test_ctrl_c_still_passes_the_servers_last_lines_through():
         assert out.endswith(b"Shutting down FastAPI HTTP server.\n")
     finally:
         p.kill()
+
+
+def test_bytes_pass_through_while_a_diagnosis_runs(catalog):
+    """The server's output is written out by the reading thread before any parsing: a slow diagnosis (made slow
+    here) holds up nothing. Line by line in one loop, the pass-through waited for each diagnosis."""
+    import io
+    import threading
+
+    from qwen3doctor.tools import watch as live
+
+    class SlowWatcher(Watcher):
+        def _diagnose(self):
+            time.sleep(3)
+            return super()._diagnose()
+
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    w = SlowWatcher(catalog, settle=0.2)
+    done = threading.Thread(target=live.run, args=(w, os.fdopen(in_r, "rb", buffering=0), os.fdopen(out_w, "wb"),
+                                                    io.StringIO()), daemon=True)
+    done.start()
+    os.write(in_w, KNOWN_A.read_bytes())
+    time.sleep(0.8)  # the crash is complete: the (slow) diagnosis has started
+    start = time.monotonic()
+    os.write(in_w, b"(APIServer pid=1) INFO 02-21 09:14:10 [launcher.py:99] Shutting down FastAPI HTTP server.\n")
+    seen = b""
+    while b"FastAPI" not in seen and time.monotonic() - start < 10:
+        ready, _, _ = select.select([out_r], [], [], 0.1)
+        if ready:
+            seen += os.read(out_r, 1 << 20)
+    assert b"FastAPI" in seen and time.monotonic() - start < 1.5, "the pass-through waited for the diagnosis"
+    os.close(in_w)
+    done.join(30)
+    os.close(out_r)
