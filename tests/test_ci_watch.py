@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from ci_fixtures import CLEAN, KNOWN_A, UNKNOWN, run_cli
 from conftest import ROOT
 from qwen3doctor.judge.summary import IgnoreMatcher
@@ -248,3 +250,24 @@ def test_bytes_pass_through_while_a_diagnosis_runs(catalog):
     os.close(in_w)
     done.join(30)
     os.close(out_r)
+
+
+def test_backlog_drops_the_oldest_unread_output_but_never_the_start_up_head():
+    import queue
+
+    from qwen3doctor.tools.watch import _Backlog
+
+    b = _Backlog(limit=10)
+    b.put(b"head1", keep=True)
+    b.put(b"head2", keep=True)
+    for i in range(5):
+        b.put(b"mid%d" % i, keep=False)
+    b.put(b"crash", keep=False)
+    b.end()
+    got = []
+    while (item := b.get(timeout=0.1)) is not None:
+        got.append(item)
+    assert got == [b"head1", b"head2", b"crash"] and b.dropped == 20 and b.size == 0
+    empty = _Backlog(limit=10)
+    with pytest.raises(queue.Empty):
+        empty.get(timeout=0.05)

@@ -198,17 +198,20 @@ class Watcher:
         self.announce(outcome)
         return outcome
 
-    def text(self) -> bytes:
-        """The kept output: the head, then the tail (from its first whole line when output between was dropped)."""
-        tail = b"".join(self.tail)
-        if self.trimmed:
-            head = bytes(self.head[: self.head.rfind(b"\n") + 1])
-            tail = tail[tail.find(b"\n") + 1:]
-            return head + tail
-        return bytes(self.head) + tail
+    def parts(self) -> list[bytes | memoryview]:
+        """The kept output, without copying the tail: the head, then the tail (from its first whole line when
+        output between them was dropped)."""
+        head = bytes(self.head)
+        tail: list[bytes | memoryview] = [c for c in self.tail]
+        if self.trimmed and tail:
+            head = head[: head.rfind(b"\n") + 1]
+            first = tail[0]
+            tail[0] = memoryview(first)[first.find(b"\n") + 1:]
+        return [head, *tail]
 
     def _diagnose(self) -> Outcome:
-        report = diagnose_source(LineSource(self.name, io.BytesIO(self.text())), self.catalog, self.overrides)
+        stream = io.BufferedReader(_PartsReader(self.parts()), buffer_size=1 << 20)
+        report = diagnose_source(LineSource(self.name, stream), self.catalog, self.overrides)
         return outcome_of(Input(self.name, "-"), report, of_report(report), self.ignores)
 
     def finish(self) -> Summary:
@@ -218,6 +221,75 @@ class Watcher:
         self.check()  # announces a crash completed by the end of the input; sets latest
         outcome = self.latest
         return summarize([outcome] if outcome is not None else [], self.fail_on, ignores=self.ignores)
+
+
+class _PartsReader(io.RawIOBase):
+    """A list of byte strings read as one stream (the kept output is diagnosed without being joined)."""
+
+    def __init__(self, parts: list[bytes | memoryview]):
+        self._parts = deque(memoryview(p) for p in parts if len(p))
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if not self._parts:
+            return 0
+        part = self._parts[0]
+        n = min(len(b), len(part))
+        b[:n] = part[:n]
+        if n == len(part):
+            self._parts.popleft()
+        else:
+            self._parts[0] = part[n:]
+        return n
+
+
+class _Backlog:
+    """What the reading thread has passed through and the watcher has not read yet, bounded in bytes. Past the
+    bound the oldest chunks are dropped, except those of the first HEAD_BYTES of the output (the serve command
+    and versions a diagnosis needs), which the watcher always reads."""
+
+    def __init__(self, limit: int):
+        self.limit, self.size, self.dropped = limit, 0, 0
+        self._items: deque[tuple[bytes, bool]] = deque()
+        self._ended = False
+        self._cond = threading.Condition()
+
+    def put(self, data: bytes, keep: bool) -> None:
+        with self._cond:
+            self._items.append((data, keep))
+            self.size += len(data)
+            if self.size > self.limit:
+                kept: deque[tuple[bytes, bool]] = deque()
+                while self._items and self.size > self.limit:
+                    item = self._items.popleft()
+                    if item[1] or not self._items:  # protected, or the newest chunk
+                        kept.append(item)
+                        continue
+                    self.size -= len(item[0])
+                    self.dropped += len(item[0])
+                kept.extend(self._items)
+                self._items = kept
+            self._cond.notify()
+
+    def end(self) -> None:
+        with self._cond:
+            self._ended = True
+            self._cond.notify()
+
+    def get(self, timeout: float) -> bytes | None:
+        """The next chunk; None at the end of the input; raises queue.Empty after `timeout` seconds without one."""
+        with self._cond:
+            if not self._items and not self._ended:
+                self._cond.wait(timeout)
+            if self._items:
+                data, _ = self._items.popleft()
+                self.size -= len(data)
+                return data
+            if self._ended:
+                return None
+            raise queue.Empty
 
 
 def _marker_finder() -> Prefilter:
@@ -262,14 +334,12 @@ def run(watcher: Watcher, stdin, stdout, stderr, *, redactor=None) -> Summary:
 
     A reading thread writes each chunk to stdout as soon as it is read, before any parsing, so a server
     logging fast is never held up by the diagnosis (the watcher reads a copy; if it falls more than
-    BACKLOG_BYTES behind, it skips the oldest unread output, and says so: a crash comes last, when the
-    traffic stops). The thread uses os.read on the file descriptor (no
+    BACKLOG_BYTES behind, it skips the oldest unread output but the start-up head, and says so: a crash
+    comes last, when the traffic stops). The thread uses os.read on the file descriptor (no
     buffered reader whose lock a thread blocked in it would hold at interpreter exit after Ctrl-C). On
     Ctrl-C the server, in the same process group, gets the signal too and prints its last lines: they are
     still passed through until it exits or goes quiet (a second Ctrl-C stops at once)."""
-    chunks: queue.Queue = queue.Queue()
-    backlog = [0]
-    lock = threading.Lock()
+    backlog = _Backlog(BACKLOG_BYTES)
     try:
         fd = stdin.fileno()
         read = lambda: os.read(fd, CHUNK)  # noqa: E731
@@ -278,26 +348,19 @@ def run(watcher: Watcher, stdin, stdout, stderr, *, redactor=None) -> Summary:
     out = _Passthrough(stdout)
 
     def reader() -> None:
+        offset = 0
         try:
             while True:
                 data = read()
                 if not data:
                     break
                 out.write(data)
-                with lock:
-                    backlog[0] += len(data)
-                    while backlog[0] > BACKLOG_BYTES:  # the watcher fell behind: it skips the oldest unread output
-                        try:
-                            old = chunks.get_nowait()
-                        except queue.Empty:
-                            break
-                        backlog[0] -= len(old)
-                        watcher.unread += len(old)
-                chunks.put(data)
+                backlog.put(data, keep=offset < HEAD_BYTES)
+                offset += len(data)
         except (OSError, ValueError):
             pass
         finally:
-            chunks.put(None)
+            backlog.end()
 
     def announce(o: Outcome) -> None:
         text = describe(o, watcher.lines)
@@ -305,9 +368,8 @@ def run(watcher: Watcher, stdin, stdout, stderr, *, redactor=None) -> Summary:
         stderr.flush()
 
     def take(data: bytes) -> None:
-        with lock:
-            backlog[0] -= len(data)
         watcher.feed_bytes(data)
+        watcher.unread = backlog.dropped
 
     watcher.announce = announce
     threading.Thread(target=reader, name="qwen3doctor-watch-reader", daemon=True).start()
@@ -315,7 +377,7 @@ def run(watcher: Watcher, stdin, stdout, stderr, *, redactor=None) -> Summary:
     try:
         while True:
             try:
-                data = chunks.get(timeout=tick)
+                data = backlog.get(timeout=tick)
             except queue.Empty:
                 watcher.tick()
                 continue
@@ -327,18 +389,19 @@ def run(watcher: Watcher, stdin, stdout, stderr, *, redactor=None) -> Summary:
                      f"(at most {GRACE_MAX_SECONDS:g} s; Ctrl-C again to stop now)\n")
         stderr.flush()
         try:
-            _grace(chunks, take)
+            _grace(backlog, take)
         except KeyboardInterrupt:
             pass
+    watcher.unread = backlog.dropped
     return watcher.finish()
 
 
-def _grace(chunks: queue.Queue, take: Callable[[bytes], None]) -> None:
+def _grace(backlog: _Backlog, take: Callable[[bytes], None]) -> None:
     """After Ctrl-C: keep reading until the end of the input, GRACE_SECONDS of quiet or GRACE_MAX_SECONDS."""
     stop = time.monotonic() + GRACE_MAX_SECONDS
     while (left := stop - time.monotonic()) > 0:
         try:
-            data = chunks.get(timeout=min(GRACE_SECONDS, left))
+            data = backlog.get(timeout=min(GRACE_SECONDS, left))
         except queue.Empty:
             return
         if data is None:
