@@ -138,3 +138,23 @@ def test_an_edited_rule_is_never_served_from_the_cache(tmp_path, monkeypatch):
     path.write_text(GOOD.replace("A test rule", "A best rule"))
     os.utime(path, (old, old))
     assert load_catalog([tmp_path / "rules"]).rules["x"].title == "A best rule"
+
+
+def test_lint_flags_a_plain_value_cut_by_a_yaml_comment(tmp_path):
+    """`title: ... (PR #36329)` unquoted loads as "... (PR": lint names file, line and field, word for word; a
+    comment on its own line or two spaces after a value, a quoted value and a `#` without a space before it are
+    fine."""
+    from qwen3doctor.tools.ruletools import lint
+
+    text = GOOD.replace("  - title: Do the thing\n", "  # a comment on its own line is fine\n"
+                        "  - title: Use a build that keeps it replicated (PR #36329)\n")
+    text = text.replace("    cost: none\n", "    cost: 'an upgrade (PR #36329)'\n  - title: Pin it\n"
+                        "    command: pip install vllm==0.17.1#egg  # an intended comment\n    cost:\n      a rebuild, then\n      more (PR #1)\n")
+    cat = load_one(tmp_path, text)
+    assert cat.rules["x"].fixes[0].title == "Use a build that keeps it replicated (PR"  # what YAML makes of it
+    assert [p.split("rules/vllm/", 1)[-1] for p in lint(cat)] == [
+        'x.yaml:9: fixes[0].title: a plain value ends where " #" starts a YAML comment, and the rest of the line is '
+        'lost: quote the value (a comment meant as one takes two spaces before "#")',
+        'x.yaml:16: fixes[1].cost: a plain value ends where " #" starts a YAML comment, and the rest of the line is '
+        'lost: quote the value (a comment meant as one takes two spaces before "#")',
+    ]

@@ -1,5 +1,6 @@
-"""The GitHub Action (action.yml): its diagnose step's script, run as the runner would run it (bash, inputs as
-environment variables, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files), on a folder of mixed logs."""
+"""The GitHub Action (action.yml): its steps' scripts, run as the runner runs a `shell: bash` step (the script in a
+file, `bash --noprofile --norc -eo pipefail FILE`, inputs as environment variables, GITHUB_OUTPUT /
+GITHUB_STEP_SUMMARY files), on a folder of mixed logs."""
 
 from __future__ import annotations
 
@@ -17,28 +18,35 @@ from ci_fixtures import build_mixed
 from conftest import ROOT
 
 ACTION = ROOT / "action.yml"
+RUNNER_BASH = ["bash", "--noprofile", "--norc", "-eo", "pipefail"]  # what `shell: bash` means on a runner
 
 
 def action():
     return yaml.safe_load(ACTION.read_text())
 
 
-def run_step(cwd, tmp_path, **inputs):
-    """Run the `diagnose` step with the action's defaults overridden by `inputs` (names as in action.yml)."""
+def run_step(cwd, tmp_path, step_id="diagnose", extra_env=None, **inputs):
+    """Run one step with the action's defaults overridden by `inputs` (names as in action.yml); the install
+    step's `python` output is this interpreter."""
     spec = action()
-    step = next(s for s in spec["runs"]["steps"] if s.get("id") == "diagnose")
+    step = next(s for s in spec["runs"]["steps"] if s.get("id") == step_id)
     values = {name: str(meta.get("default", "")) for name, meta in spec["inputs"].items()}
-    values.update({k.replace("_", "-"): v for k, v in inputs.items()})
     values["python"] = sys.executable
+    values.update({k.replace("_", "-"): v for k, v in inputs.items()})
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "QWEN3DOCTOR_"))}
+    values["steps.install.outputs.python"] = sys.executable
+    values["github.action_path"] = str(ROOT)
     for key, template in step["env"].items():
-        env[key] = re.sub(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", lambda m: values[m.group(1)], template)
+        env[key] = re.sub(r"\$\{\{\s*(?:inputs\.)?([\w.-]+)\s*\}\}", lambda m: values[m.group(1)], template)
     output, summary = tmp_path / "github-output", tmp_path / "step-summary.md"
     output.write_text("")
     summary.write_text("")
     env.update(GITHUB_ACTIONS="true", GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary),
-               PYTHONPATH=str(ROOT), NO_COLOR="1")
-    r = subprocess.run(["bash", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+               PYTHONPATH=str(ROOT), NO_COLOR="1", RUNNER_TEMP=str(tmp_path))
+    env.update(extra_env or {})
+    script = tmp_path / f"{step_id}.sh"
+    script.write_text(step["run"])
+    r = subprocess.run([*RUNNER_BASH, str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
     return r, outputs, summary.read_text()
 
@@ -104,3 +112,49 @@ def test_a_missing_named_path_exits_2(mixed, tmp_path):
 def test_empty_paths_input_is_a_usage_error(mixed, tmp_path):
     r, outputs, _ = run_step(mixed, tmp_path, paths="  \n")
     assert r.returncode == 2 and outputs["exit-code"] == "2" and "names no log" in r.stdout
+
+
+def test_a_finding_under_the_runners_errexit_still_writes_outputs_and_reports(mixed, tmp_path):
+    """`bash -e` would stop at the diagnose line on exit 1 / 3 before anything reached GITHUB_OUTPUT."""
+    keep = tmp_path / "logs"
+    shutil.copytree(mixed / "logs" / "nightly-d", keep)  # the unexplained crash only: exit 3
+    r, outputs, summary = run_step(tmp_path, tmp_path, paths="logs", markdown="r.md", junit="j.xml")
+    assert r.returncode == 3 and outputs == {"exit-code": "3", "markdown": "r.md"}, r.stderr
+    assert "**A crash that no rule explains**" in (tmp_path / "r.md").read_text()
+    assert ET.parse(tmp_path / "j.xml").getroot().find("testsuite").attrib["failures"] == "1"
+    assert "A crash that no rule explains" in summary
+
+
+def test_install_step_uses_its_own_venv_never_the_runners_python(tmp_path):
+    """The install step under the runner's flags, with a stand-in for pip: it makes a venv in RUNNER_TEMP, installs
+    there, and hands that interpreter to the diagnose step."""
+    step = next(s for s in action()["runs"]["steps"] if s.get("id") == "install")
+    assert "inputs.python" in step["env"]["QD_PYTHON"]
+    diagnose = next(s for s in action()["runs"]["steps"] if s.get("id") == "diagnose")
+    assert diagnose["env"]["QD_PYTHON"] == "${{ steps.install.outputs.python }}"
+    # a fake "python3": `-m venv DIR` makes DIR/bin/python, which logs what it is asked to do
+    log = tmp_path / "calls.log"
+    fake = tmp_path / "python3"
+    fake.write_text(f"""#!/bin/bash
+echo "system-python $*" >> {log}
+if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"; cp "$0" "$3/bin/python"
+  sed -i 's/system-python/venv-python/' "$3/bin/python"; fi
+""")
+    fake.chmod(0o755)
+    r, outputs, _ = run_step(tmp_path, tmp_path, step_id="install", python=str(fake), paths="x")
+    assert r.returncode == 0, r.stderr
+    venv_python = str(tmp_path / "qwen3doctor-venv" / "bin" / "python")
+    assert outputs == {"python": venv_python}
+    calls = log.read_text().splitlines()
+    assert calls[0] == f"system-python -m venv {tmp_path / 'qwen3doctor-venv'}" and len(calls) == 3
+    assert calls[1] == f"venv-python -m pip install --quiet --disable-pip-version-check {ROOT}"
+    assert calls[2] == "venv-python -m qwen3doctor.cli --version"
+
+
+def test_install_step_says_what_is_missing_when_venv_cannot_be_made(tmp_path):
+    fake = tmp_path / "python3"
+    fake.write_text("#!/bin/sh\necho 'The virtual environment was not created successfully because ensurepip is not available.' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    r, outputs, _ = run_step(tmp_path, tmp_path, step_id="install", python=str(fake), paths="x")
+    assert r.returncode == 2 and outputs == {}
+    assert "cannot make a virtual environment (on Debian / Ubuntu: apt-get install python3-venv" in r.stdout

@@ -45,3 +45,18 @@ def test_example_workflows_use_the_actions_inputs():
                     assert set(step.get("with", {})) <= inputs, path
                     used += 1
     assert used >= 2
+
+
+def test_install_commands_work_as_written():
+    """qwen3doctor is not on the package index: every install command names the repository (an archive URL, or
+    git+https with what git needs said), never the bare package name."""
+    texts = {p: p.read_text() for p in [ROOT / "README.md", ROOT / "action.yml", *(ROOT / "examples" / "ci").glob("*.yml")]}
+    for path, text in texts.items():
+        assert not re.search(r"pip install (?:-\S+ )*['\"]?qwen3doctor(?:[=<>\s'\"]|$)", text, re.M), path
+        assert "qwen3doctor==" not in text, path
+        for line in text.splitlines():
+            if "git+https://" in line:
+                near = text[max(0, text.index(line) - 400): text.index(line) + len(line) + 200]
+                assert "git" in near.replace("git+https", "") and "needs git" in near or "install -y" in near, (path, line)
+    gitlab = yaml.safe_load((ROOT / "examples" / "ci" / "gitlab-ci.yml").read_text())["diagnose"]
+    assert gitlab["image"].endswith("-slim") and "archive/refs/" in gitlab["script"][0]

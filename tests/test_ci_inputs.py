@@ -4,6 +4,7 @@ happens to binary or unreadable files found in a scan (skipped) versus named one
 from __future__ import annotations
 
 import gzip
+import json
 import zipfile
 
 import pytest
@@ -88,7 +89,7 @@ def test_binary_in_a_scan_is_skipped_but_named_explicitly_exits_2(tmp_path):
 def test_a_folder_without_logs_is_an_error_not_a_pass(tmp_path):
     (tmp_path / "empty").mkdir()
     r = run_cli("diagnose", str(tmp_path / "empty"))
-    assert r.returncode == 2 and "no *.log, *.txt or *.gz files in this folder" in r.stderr
+    assert r.returncode == 2 and "no *.log, *.txt, *.gz or *.zip files in this folder" in r.stderr
 
 
 def test_unreadable_file_in_a_scan_is_skipped(tmp_path):
@@ -101,3 +102,78 @@ def test_unreadable_file_in_a_scan_is_skipped(tmp_path):
     locked.chmod(0)
     r = run_cli("diagnose", "logs", cwd=tmp_path)
     assert "warning: skipped: logs/nightly-e/server.log: permission denied" in r.stderr and r.returncode == 1
+
+
+def test_a_copytruncated_log_in_a_folder_scan_is_diagnosed_with_one_warning(tmp_path):
+    """copytruncate leaves the file's old length as NULs before what the server writes next: log damage, not binary."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "server.log").write_bytes(b"\0" * 3_000_000 + KNOWN_A.read_bytes())
+    (tmp_path / "logs" / "core.log").write_bytes(BINARY)  # genuinely binary: still skipped
+    r = run_cli("diagnose", "logs", "--format", "json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    docs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(d["source"], d["verdict"]) for d in docs if d.get("verdict") != "skipped"] == [("logs/server.log", "finding")]
+    assert [w for d in docs for w in d.get("warnings", []) if "NUL" in w] == [
+        "logs/server.log: NUL bytes removed (log damage, such as copytruncate rotation leaves); read the text around them"]
+    assert "skipped: logs/core.log: looks like binary data" in r.stderr
+    single = run_cli("diagnose", "logs/server.log", "--format", "plain", cwd=tmp_path)
+    assert single.returncode == 1 and "gdn-cudagraph-illegal-memory-access" in single.stdout
+    assert single.stdout.count("NUL bytes removed") == 1
+
+
+def test_nul_runs_inside_a_log_are_removed(tmp_path):
+    text = KNOWN_A.read_bytes()
+    cut = text.index(b"Traceback")
+    (tmp_path / "a.log").write_bytes(b"INFO start\n" + b"\0" * 500 + text[:cut] + b"\0" * 70_000 + text[cut:])
+    r = run_cli("diagnose", "a.log", "--format", "plain", cwd=tmp_path)
+    assert r.returncode == 1 and "gdn-cudagraph-illegal-memory-access" in r.stdout and "\0" not in r.stdout
+
+
+def test_a_gz_missing_its_trailer_gives_what_decompresses(tmp_path):
+    data = gzip.compress(KNOWN_A.read_bytes())
+    (tmp_path / "no-trailer.log.gz").write_bytes(data[:-8])
+    r = run_cli("diagnose", "no-trailer.log.gz", "--format", "plain", cwd=tmp_path)
+    assert r.returncode == 1 and "gdn-cudagraph-illegal-memory-access" in r.stdout
+    assert r.stdout.count("no-trailer.log.gz: the gzip data ends early") == 1
+    (tmp_path / "garbage.gz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    r = run_cli("diagnose", "garbage.gz", cwd=tmp_path)
+    assert r.returncode == 2 and "garbage.gz: cannot read" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_zip_found_in_a_folder_is_read_and_step_files_are_skipped_with_a_warning(tmp_path):
+    (tmp_path / "logs").mkdir()
+    log = KNOWN_A.read_text()
+    with zipfile.ZipFile(tmp_path / "logs" / "run-42.zip", "w") as zf:  # the layout of a matrix run's archive
+        zf.writestr("0_serve (tp2).txt", log)
+        zf.writestr("1_serve (tp4).txt", "2025-06-02T09:14:03.1234567Z all good\n")
+        zf.writestr("serve/1_Set up job.txt", "Current runner version: '2.323.0'\n")
+        zf.writestr("serve/2_Run vllm.txt", log)
+        zf.writestr("serve/3_Complete job.txt", "Cleaning up orphan processes\n")
+        zf.writestr("serve/system.txt", "Requested labels: gpu\n")
+        zf.writestr("orphan/1_Set up job.txt", "Current runner version: '2.323.0'\n")
+        zf.writestr("orphan/2_Run vllm.txt", log)  # a job folder without its job log: read step by step
+    (tmp_path / "logs" / "broken.zip").write_bytes(b"PK\x03\x04 not a zip")
+    r = run_cli("diagnose", "logs", "--format", "json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    docs = [json.loads(line) for line in r.stdout.splitlines()]
+    read = [(d["source"], d["verdict"]) for d in docs if d.get("verdict") != "skipped"]
+    assert read == [("logs/run-42.zip!0_serve (tp2).txt", "finding"), ("logs/run-42.zip!1_serve (tp4).txt", "no-crash"),
+                    ("logs/run-42.zip!orphan/2_Run vllm.txt", "finding")]
+    assert "logs/run-42.zip: 5 step file(s) of GitHub Actions jobs skipped" in r.stderr
+    assert "logs/broken.zip: not a readable zip archive" in r.stderr  # found in a folder: a warning, not exit 2
+
+
+def test_a_long_nul_run_deep_inside_a_log_is_removed_with_one_warning(tmp_path):
+    """Past the sniffed head (where the reader cannot see it coming), a 3 MiB run of NULs glued to the traceback's
+    first line: removed by the scan, the traceback read whole, one warning (also from a 70 MiB file that is
+    scanned in two parts)."""
+    text = KNOWN_A.read_bytes()
+    cut = text.index(b"(Worker_TP4 pid=1187) ERROR 02-21 09:14:07 [multiproc_executor.py:863] WorkerProc hit")
+    traffic = b"(APIServer pid=1) INFO:     10.12.0.7:52214 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+    for name, filler in (("small.log", 200), ("large.log", 900_000)):
+        (tmp_path / name).write_bytes(text[:cut] + traffic * filler + b"\0" * (3 << 20) + text[cut:] + b"\0" * 5000)
+        r = run_cli("diagnose", name, "--format", "json", cwd=tmp_path)
+        doc = json.loads(r.stdout)
+        assert r.returncode == 1 and doc["findings"][0]["rule_id"] == "gdn-cudagraph-illegal-memory-access", name
+        assert [w for w in doc["warnings"] if "NUL" in w] == [f"{name}: NUL bytes removed (log damage, such as "
+                                                             "copytruncate rotation leaves); read the text around them"]

@@ -18,7 +18,7 @@ from .common import (
 )
 
 
-@app.command(help="Diagnose crash logs: files, .gz files, folders (*.log, *.txt, *.gz), globs, GitHub Actions log "
+@app.command(help="Diagnose crash logs: files, .gz files, folders (*.log, *.txt, *.gz, *.zip), globs, GitHub Actions log "
              "archives (.zip), '-' or a pipe. Several are diagnosed in parallel and summed up by root cause. "
              + EXIT_CODES_HELP + " --fail-on narrows what fails.")
 def diagnose(

@@ -17,7 +17,7 @@ from .common import DISABLE_OPT, ENGINE_OPT, EXIT_CODES_HELP, MODEL_OPT, RULES_O
 def watch(
     fail_on: Optional[str] = typer.Option(None, "--fail-on", help="any (default), known, high or never: see diagnose --help."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Accept a finding or crash (reference, rule id or fingerprint); repeatable."),
-    settle: float = typer.Option(2.0, "--settle", help="Seconds of quiet after a crash line before its lines count as complete."),
+    settle: float = typer.Option(2.0, "--settle", help="Seconds after a crash's first line (or of quiet after it) before it is diagnosed; errors printed later refine the report, never postpone it."),
     redact: bool = typer.Option(False, "--redact", help="Redact secrets, e-mail addresses, home paths and prompts from the diagnoses (the passed-through output is never changed)."),
     engine: Optional[str] = ENGINE_OPT,
     model: Optional[str] = MODEL_OPT,
@@ -48,6 +48,12 @@ def watch(
     outcome = summary.outcomes[0] if summary.outcomes else None
     what = "nothing to diagnose" if outcome is None or outcome.report is None else live.plain.headline(outcome.report)
     err(f"watch: {watcher.lines} lines read; {len(watcher.announced)} crash diagnosis(es) shown; at the end: {what}")
+    if watcher.unread:
+        err(f"note: {watcher.unread / (1 << 20):.0f} MiB of output were passed through without being read (the "
+            "server logged faster than watch reads; what came last, where a crash is, was read)")
+    if outcome is None or outcome.status in ("clean", "empty"):
+        err("watch: the input ended without a crash. A server killed by a signal or the OOM killer prints none: "
+            "its exit status tells (run the pipeline with `set -o pipefail` to keep it)")
     for note in summary.notes:
         err(f"note: {note}")
     err(verdict_line(summary))

@@ -4,16 +4,19 @@
 
 - A file (plain or .gz) or `-` is one input, named explicitly: if it cannot be read, that is an error
   (exit 2), found when it is opened (Input.open raises InputError).
-- A folder is searched recursively for `*.log`, `*.txt` and `*.gz` (hidden folders skipped, sorted order);
-  those files were not named, so a binary or unreadable one is skipped with a warning. A folder holding
-  none is an error (a wrong path should not pass a build).
+- A folder is searched recursively for `*.log`, `*.txt`, `*.gz` and `*.zip` (hidden folders skipped, sorted
+  order); those files were not named, so a binary or unreadable one is skipped with a warning. A folder
+  holding none is an error (a wrong path should not pass a build).
 - A glob (`*`, `?`, `[`; `**` recurses) stands for the files the shell would have named: each match is
   explicit. A glob that matches nothing is an error.
 - A `.zip` (a GitHub Actions log archive, or any zip of logs) holds one input per `*.log` / `*.txt` / `*.gz`
-  member. In an Actions archive the top-level `<n>_<job>.txt` is the whole job log and the
-  `<job>/<n>_<step>.txt` files repeat it step by step, so a job's step files are read only when its
-  top-level file is absent. Members are found in the archive, so they are skipped with a warning when
-  unreadable; a broken archive named on the command line is an error (an Input whose `error` is set).
+  member. An Actions archive holds each job's whole log at the top level as `<n>_<job>.txt`, and beside it a
+  folder per job with the same lines cut into steps (`<job>/<n>_<step>.txt`, `Set up job` and `Complete job`
+  included) and the runner's `system.txt`: only the job logs are read, and one warning counts what was
+  skipped. A job folder with no job log beside it (older or partial archives) is read step by step, without
+  its set-up, tear-down and system files. Members are found in the archive, so they are skipped with a
+  warning when unreadable; a broken archive named on the command line is an error (an Input whose `error`
+  is set), one found in a folder is skipped with a warning.
 
 The same file named twice (or found by two arguments) is diagnosed once.
 """
@@ -21,7 +24,6 @@ The same file named twice (or found by two arguments) is diagnosed once.
 from __future__ import annotations
 
 import glob
-import gzip
 import io
 import os
 import re
@@ -30,13 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from .reader import SNIFF, LineSource, looks_binary, open_source
+from .reader import LineSource, open_source, prepare
 
 LOG_SUFFIXES = (".log", ".txt", ".gz")
+ARCHIVE_SUFFIX = ".zip"
 SKIP_DIRS = {"__pycache__", "node_modules"}
 MAX_MEMBER_BYTES = 4 << 30  # a zip member claiming more than this is refused (zip bomb guard)
 _GLOB = re.compile(r"[*?\[]")
 _ACTIONS_JOB_LOG = re.compile(r"^(\d+)_(.+)\.txt$")
+_ACTIONS_FRAME_STEP = re.compile(r"^\d+_(?:Set up job|Complete job)\.txt$|^system\.txt$", re.I)
 
 
 @dataclass(frozen=True)
@@ -102,16 +106,21 @@ def _expand_path(arg: str, add, out: Expansion, *, explicit: bool) -> None:
     if path.is_dir():
         found = list(_walk(path))
         if not found:  # a folder named for nothing is a wrong path, not a pass
-            add(Input(arg, arg, explicit=explicit, error=f"{arg}: no *.log, *.txt or *.gz files in this folder"))
+            add(Input(arg, arg, explicit=explicit, error=f"{arg}: no *.log, *.txt, *.gz or *.zip files in this folder"))
         for f in found:
-            add(Input(str(f), str(f), explicit=False))
+            if f.suffix.lower() == ARCHIVE_SUFFIX:
+                _expand_path(str(f), add, out, explicit=False)
+            else:
+                add(Input(str(f), str(f), explicit=False))
         return
-    if path.suffix.lower() == ".zip" and path.is_file():
+    if path.suffix.lower() == ARCHIVE_SUFFIX and path.is_file():
         try:
-            members = archive_members(path)
+            members, skipped = archive_contents(path)
         except InputError as exc:
             add(Input(arg, arg, explicit=explicit, error=str(exc)))
             return
+        if skipped:
+            out.warnings.append(f"{arg}: {skipped}")
         if not members:
             add(Input(arg, arg, explicit=explicit, error=f"{arg}: no *.log, *.txt or *.gz files in this archive"))
         for member in members:
@@ -124,30 +133,48 @@ def _walk(root: Path):
     for folder, dirs, files in os.walk(root, onerror=None, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
         for name in sorted(files):
-            if is_log_name(name) and not name.startswith("."):
+            if (is_log_name(name) or name.lower().endswith(ARCHIVE_SUFFIX)) and not name.startswith("."):
                 yield Path(folder) / name
 
 
 def archive_members(path: Path) -> list[str]:
-    """The log members of a zip, in order; the step files of an Actions job only when its job log is absent."""
+    """The log members of a zip, in order (see archive_contents)."""
+    return archive_contents(path)[0]
+
+
+def archive_contents(path: Path) -> tuple[list[str], str]:
+    """The log members of a zip, in order, and a sentence on what was skipped ("" when nothing was)."""
     try:
         with zipfile.ZipFile(path) as zf:
             names = [i.filename for i in zf.infolist() if not i.is_dir()]
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise InputError(f"{path}: not a readable zip archive ({exc})") from None
     logs = [n for n in names if is_log_name(n) and not os.path.basename(n).startswith(".")]
-    top_jobs = set()
+    other = len(names) - len(logs)
+    jobs = [_norm(m.group(2)) for n in logs if "/" not in n and (m := _ACTIONS_JOB_LOG.match(n))]
+    kept, steps, frames = [], 0, 0
     for n in logs:
-        m = _ACTIONS_JOB_LOG.match(n)
-        if m and "/" not in n:
-            top_jobs.add(m.group(2))
-    kept = []
-    for n in logs:
-        folder = n.split("/", 1)[0] if "/" in n else None
-        if folder is not None and folder in top_jobs:
-            continue  # the job's whole log is at the top level
+        folder, _, base = n.rpartition("/")
+        if folder and "/" not in folder and (_ACTIONS_JOB_LOG.match(base) or (jobs and base.lower() == "system.txt")):
+            if _ACTIONS_FRAME_STEP.match(base):
+                frames += 1  # the runner's own set-up, tear-down and machine facts: never a server's log
+                continue
+            if any(job.startswith(_norm(folder)) for job in jobs):
+                steps += 1  # the job's whole log is at the top level
+                continue
         kept.append(n)
-    return sorted(kept, key=_member_order)
+    said = []
+    if steps or frames:
+        said.append(f"{steps + frames} step file(s) of GitHub Actions jobs skipped (each job's <n>_<job>.txt log holds "
+                    "the same lines; set-up, tear-down and system.txt hold the runner's, not a server's)")
+    if other:
+        said.append(f"{other} member(s) not named *.log, *.txt or *.gz skipped")
+    return sorted(kept, key=_member_order), "; ".join(said)
+
+
+def _norm(name: str) -> str:
+    """A job name as compared with its folder's (the archive sanitises and may cut folder names)."""
+    return re.sub(r"[^0-9a-z]+", "", name.lower())
 
 
 def _member_order(name: str):
@@ -168,17 +195,7 @@ def _open_member(item: Input, force: bool) -> LineSource:
     except (zipfile.BadZipFile, KeyError, OSError, EOFError, RuntimeError) as exc:
         raise InputError(f"{item.name}: cannot read ({exc})") from None
     stream: io.BufferedIOBase = io.BufferedReader(_Closing(raw, zf), buffer_size=1 << 20)  # type: ignore[arg-type]
-    try:
-        if stream.peek(2)[:2] == b"\x1f\x8b":
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream), buffer_size=1 << 20)  # type: ignore[arg-type]
-        block = stream.peek(SNIFF)[:SNIFF]
-    except (OSError, EOFError, zipfile.BadZipFile) as exc:
-        stream.close()
-        raise InputError(f"{item.name}: cannot read ({exc})") from None
-    if not force and looks_binary(block):
-        stream.close()
-        raise InputError(f"{item.name}: looks like binary data, not a text log (use --force to read it anyway)")
-    return LineSource(item.name, stream)
+    return prepare(item.name, stream, force=force)
 
 
 class _Closing(io.RawIOBase):
@@ -191,7 +208,10 @@ class _Closing(io.RawIOBase):
         return True
 
     def readinto(self, b) -> int:
-        data = self._raw.read(len(b))
+        try:
+            data = self._raw.read(len(b))
+        except (zipfile.BadZipFile, EOFError) as exc:  # a damaged member: an I/O error to the readers
+            raise OSError(str(exc)) from None
         n = len(data)
         b[:n] = data
         return n

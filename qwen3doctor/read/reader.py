@@ -3,6 +3,11 @@
 Bytes decode as UTF-8 with replacement; ANSI colour codes (also the mangled forms pasted into issues),
 CRLF, CR-only line ends and a literal `^M` are removed; a line longer than MAX_LINE bytes is cut with a
 warning and the rest of it skipped without being held in memory.
+
+Damage that leaves the text readable is read around, with one warning each: runs of NUL bytes at the start of
+or inside a text file (what `copytruncate` rotation leaves when the writer keeps its offset) are removed, and a
+`.gz` that ends early (no trailer, or cut inside the stream) gives every line that decompresses. A file that
+is still not text once its NULs are gone is binary data and refused.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import gzip
 import io
 import os
 import sys
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,9 +44,11 @@ def looks_binary(block: bytes) -> bool:
 
 
 def clean(text: str) -> str:
-    """Strip colour codes and stray carriage returns from one decoded line."""
+    """Strip colour codes, NULs and stray carriage returns from one decoded line."""
     if "[" in text or "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "\x00" in text:
+        text = text.replace("\x00", "")
     text = text.rstrip("\r\n")
     return text[:-2] if text.endswith("^M") else text
 
@@ -104,19 +112,101 @@ def open_source(name: str, *, force: bool = False) -> LineSource:
         raise InputError(f"{name}: permission denied") from None
     except OSError as exc:
         raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
-    stream: io.BufferedIOBase = io.BufferedReader(raw, buffer_size=1 << 20)
-    head = stream.peek(2)[:2]
-    if head == b"\x1f\x8b":
-        stream = io.BufferedReader(gzip.GzipFile(fileobj=stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+    return prepare(name, io.BufferedReader(raw, buffer_size=1 << 20), force=force)
+
+
+NUL_WARNING = "NUL bytes removed (log damage, such as copytruncate rotation leaves); read the text around them"
+
+
+def prepare(name: str, stream: io.BufferedIOBase, *, force: bool = False) -> LineSource:
+    """A byte stream -> a LineSource: gunzip (tolerating a missing trailer), sniff, and remove NUL runs from a
+    text file; binary data is refused unless `force`. Raises InputError, closing the stream."""
+    warnings: list[str] = []
     try:
+        if stream.peek(2)[:2] == b"\x1f\x8b":
+            stream = io.BufferedReader(_Gunzip(name, stream, warnings), buffer_size=1 << 20)
         block = stream.peek(SNIFF)[:SNIFF]
+        if b"\x00" in block:
+            stream = io.BufferedReader(_NoNul(stream), buffer_size=1 << 20)
+            text = stream.peek(SNIFF)[:SNIFF]
+            if not looks_binary(text):
+                warnings.append(f"{name}: {NUL_WARNING}")
+            elif not force:
+                raise InputError(f"{name}: looks like binary data, not a text log (use --force to read it anyway)")
+        elif not force and looks_binary(block):
+            raise InputError(f"{name}: looks like binary data, not a text log (use --force to read it anyway)")
+    except InputError:
+        stream.close()
+        raise
     except (OSError, EOFError) as exc:
         stream.close()
         raise InputError(f"{name}: cannot read ({exc})") from None
-    if not force and looks_binary(block):
-        stream.close()
-        raise InputError(f"{name}: looks like binary data, not a text log (use --force to read it anyway)")
-    return LineSource(name, stream)
+    return LineSource(name, stream, warnings)
+
+
+class _NoNul(io.RawIOBase):
+    """The bytes of a stream without its NUL bytes (a run of any length, anywhere)."""
+
+    def __init__(self, inner: io.BufferedIOBase):
+        self._inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while True:
+            data = self._inner.read1(len(b))
+            if not data:
+                return 0
+            data = data.replace(b"\x00", b"")
+            if data:  # a read of NULs only is not the end: read on
+                n = len(data)
+                b[:n] = data
+                return n
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            super().close()
+
+
+class _Gunzip(io.RawIOBase):
+    """A gzip stream read one decompressed piece at a time, so a stream that ends early (no trailer, or cut
+    inside) still gives everything that decompressed, with a warning instead of an error."""
+
+    def __init__(self, name: str, inner: io.BufferedIOBase, warnings: list[str]):
+        self._gz = gzip.GzipFile(fileobj=inner)
+        self._inner, self._name, self._warnings = inner, name, warnings
+        self.bytes_out = 0
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self._ended:
+            return 0
+        try:
+            data = self._gz.read1(len(b))
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            if self.bytes_out == 0:
+                raise OSError(f"not a readable gzip file: {exc}") from None
+            self._ended = True
+            self._warnings.append(f"{self._name}: the gzip data ends early ({exc}); read the {self.bytes_out} bytes "
+                                  "that decompress")
+            return 0
+        n = len(data)
+        b[:n] = data
+        self.bytes_out += n
+        return n
+
+    def close(self) -> None:
+        try:
+            self._gz.close()
+            self._inner.close()
+        finally:
+            super().close()
 
 
 def stdin_is_terminal() -> bool:

@@ -15,7 +15,7 @@ import os
 import pickle
 from collections.abc import Iterable, Iterator
 
-from .reader import MAX_LINE, LineSource, clean
+from .reader import MAX_LINE, NUL_WARNING, LineSource, clean
 
 HEAD_LINES = 2000
 MIN_PREFILTER_ANCHOR = 5  # shorter rule anchors (`b300`, `T4`) hit random ids and hex in request traffic
@@ -291,6 +291,11 @@ def _scan(stream, prefilter: Prefilter, state: _State, limit: int | None = None)
                 yield from _block(carry + b"\n", 0, len(carry) + 1, prefilter, state)
             break
         source.bytes_read += len(data)
+        if b"\0" in data:  # NUL runs past the sniffed head (a writer's machine crashed, a rotation): damage, not text
+            data = data.replace(b"\0", b"")
+            _warn_once(source, f"{source.name}: {NUL_WARNING}")
+            if not data:
+                continue
         first = data.find(b"\n")
         if first == -1:  # no line ends in this read: the carried line grows
             carry += data
@@ -312,6 +317,11 @@ def _scan(stream, prefilter: Prefilter, state: _State, limit: int | None = None)
         if last > lo:
             yield from _block(data, lo, last, prefilter, state)
         carry = data[last:]
+
+
+def _warn_once(source: LineSource, warning: str) -> None:
+    if warning not in source.warnings:
+        source.warnings.append(warning)
 
 
 def _block(data: bytes, lo: int, hi: int, prefilter: Prefilter, state: _State) -> Iterator[tuple[int, str, int]]:
@@ -422,7 +432,8 @@ def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterat
         line = n + offset
         yield line, text, (ALL if line in context else why)
     source.bytes_read += nbytes
-    source.warnings.extend(warnings)
+    for w in warnings:
+        _warn_once(source, w)
     state.line_no = boundary + n_lines
     state.cut += cut
     _finish(source, state)

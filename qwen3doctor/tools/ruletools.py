@@ -106,7 +106,9 @@ def lint(catalog: Catalog) -> list[str]:
     for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
         # the catalog parses with libyaml where present; a file must also parse without it (pure PyYAML)
         try:
-            yaml.compose(Path(rule.path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+            text = Path(rule.path).read_text(encoding="utf-8")
+            problems += [f"{rule.path}:{line}: {where}: {CUT_BY_COMMENT}"
+                         for line, where in comment_cuts(yaml.compose(text, Loader=yaml.SafeLoader), text)]
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problems.append(f"{rule.path}:{mark.line + 1 if mark else 1}: YAML that only libyaml accepts "
@@ -171,6 +173,33 @@ def traffic_matches(rule) -> list[str]:
                                f"“{line[:60]}…”): anchor it (a word boundary, the GPU's full name)")
                     break
     return out
+
+
+CUT_BY_COMMENT = ('a plain value ends where " #" starts a YAML comment, and the rest of the line is lost: quote the value '
+                  '(a comment meant as one takes two spaces before "#")')
+
+
+def comment_cuts(node, text: str, where: str = "") -> list[tuple[int, str]]:
+    """(line, field) of every unquoted value followed by ` #` on its last line: YAML ends a plain scalar there
+    and drops the rest as a comment ("...Marlin-compatible (PR #36329)" reads "...Marlin-compatible (PR").
+    Prose puts one space before a `#`; a comment meant as one takes two (yamllint's default convention, and
+    the skeletons' `status: unconfirmed  # ...`), so only a single space or tab is flagged."""
+    import yaml
+
+    found: list[tuple[int, str]] = []
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            found += comment_cuts(value, text, f"{where}.{key.value}" if where else str(key.value))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            found += comment_cuts(item, text, f"{where}[{i}]")
+    elif isinstance(node, yaml.ScalarNode) and node.style is None and node.value:
+        end = node.end_mark
+        line_end = text.find("\n", end.index)
+        rest = text[end.index: len(text) if line_end == -1 else line_end]
+        if rest[:1] in (" ", "\t") and rest[1:2] == "#":
+            found.append((end.line + 1, where))
+    return found
 
 
 def lint_warnings(catalog: Catalog) -> list[str]:
