@@ -125,7 +125,11 @@ def test_a_cut_traceback_names_candidates_by_the_engine_module_it_stops_in(catal
     report = diagnose_text(CUT_IN_DRAFTER.format(module="spec_decode/eagle"), catalog)
     top = report.findings[0]
     assert top.rule_id.startswith("eagle3-") and top.confidence == "low"
-    assert any("stops in `eagle.py`" in e.text for e in top.evidence)
+    # the drafter-module route names a candidate of its own (a rule whose supporting frame the cut traceback shows,
+    # such as the drafter's dummy_run, may head the list)
+    by_module = [f for f in report.findings if any("stops in `eagle.py`" in e.text for e in f.evidence)]
+    assert by_module and all(f.confidence == "low" for f in by_module)
+    assert any(f.rule_id.startswith("eagle3-") for f in by_module)
     # a module whose name says nothing (forward_context, module.py) names no candidate
     other = diagnose_text(CUT_IN_DRAFTER.format(module="worker/utils"), catalog)
     assert not any("stops in" in e.text for f in other.findings for e in f.evidence)
