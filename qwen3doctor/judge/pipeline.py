@@ -61,7 +61,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
             else:
                 parser.feed(line_no, process, text, process is not None, record)
         if why & ENV:
-            collector.feed(text, process)
+            collector.feed(text, process, line_no)
         if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
             if len(kept) < MAX_KEPT_LINES // 2:
                 kept.append(text)

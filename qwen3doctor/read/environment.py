@@ -166,6 +166,7 @@ class EnvCollector:
         self.flags: set[str] = set()
         self.flags_known = False
         self._pending_command: list[str] | None = None
+        self._last_line: int | None = None
         self._yaml_items: list[str] = []
         self._engine_votes = {"vllm": 0, "sglang": 0}
         self.serve_command: str | None = None
@@ -183,7 +184,14 @@ class EnvCollector:
         self._engine_votes[engine] += weight
 
     # -- lines -----------------------------------------------------------------------------------
-    def feed(self, text: str, process: str | None = None) -> None:
+    def feed(self, text: str, process: str | None = None, line_no: int | None = None) -> None:
+        """One line of the log. With line numbers, a gap (lines the scan did not select) ends a command
+        continued with backslashes: what comes after the gap is not part of it."""
+        if line_no is not None:
+            if self._pending_command is not None and self._last_line is not None and line_no > self._last_line + 1:
+                self._take_command(" ".join(self._pending_command), P_COMMAND)
+                self._pending_command = None
+            self._last_line = line_no
         if process:
             if process.startswith(("EngineCore", "VllmWorker", "Worker_", "APIServer", "RayWorkerWrapper")):
                 self.vote_engine("vllm")

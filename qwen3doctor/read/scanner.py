@@ -3,8 +3,10 @@
 A multi-pattern prefilter looks for every literal anchor at once (crash markers, environment markers and
 every rule's anchors) over large blocks of bytes; only the lines holding an anchor, the first HEAD_LINES
 lines (start-up: serve command, versions, config), and a few lines after each crash marker (multi-line
-messages) go on to the Python parsers. Hyperscan does the looking where it is installed; elsewhere a
-chunked `bytes.find` does, and both select exactly the same lines, so diagnoses never depend on which ran.
+messages) go on to the Python parsers, and so do the lines that continue a kept line ending in a backslash
+(a serve command written over several lines, wherever it appears). Hyperscan does the looking where it is
+installed; elsewhere a chunked `bytes.find` does, and both select exactly the same lines, so diagnoses never
+depend on which ran.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .reader import MAX_LINE, NUL_WARNING, LineSource, clean
 HEAD_LINES = 2000
 MIN_PREFILTER_ANCHOR = 5  # shorter rule anchors (`b300`, `T4`) hit random ids and hex in request traffic
 AFTER_CRASH = 3
+MAX_CONTINUATION = 200  # lines a backslash-continued command may run on
 CHUNK = 256 << 10  # bytes per read: small enough that most blocks hold no anchor and are only counted (see _newlines)
 
 # Lines that may start or continue a crash. A hit also keeps the AFTER_CRASH lines that follow.
@@ -337,6 +340,8 @@ def _block(data: bytes, lo: int, hi: int, prefilter: Prefilter, state: _State) -
         if why & CRASH:
             state.after_until = max(state.after_until, at + AFTER_CRASH)
         yield from _emit(data, start, at, ALL if why & WHOLE else why)
+    if _continues(data, last, hi) and data.find(b"\n", last, hi) + 1 >= hi:  # the block's last line goes on
+        state.after_until = max(state.after_until, at + 1)
     state.line_no = at + data.count(b"\n", last, hi)
 
 
@@ -482,7 +487,23 @@ def _line_starts(data: bytes, lo: int, hi: int, prefilter: Prefilter, first_line
                 break
             nxt = nl + 1
             keep[nxt] = keep.get(nxt, 0) | WHOLE
+    # a kept line that ends in a backslash (a shell command continued) brings the lines that continue it
+    for start in [s for s in keep if _continues(data, s, hi)]:
+        nxt = start
+        for _ in range(MAX_CONTINUATION):
+            nl = data.find(b"\n", nxt, hi)
+            if nl == -1 or nl + 1 >= hi:
+                break
+            nxt = nl + 1
+            keep[nxt] = keep.get(nxt, 0) | WHOLE
+            if not _continues(data, nxt, hi):
+                break
     return sorted(keep.items())
+
+
+def _continues(data: bytes, start: int, hi: int) -> bool:
+    nl = data.find(b"\n", start, hi)
+    return data[start: nl if nl != -1 else hi].rstrip(b" \t\r").endswith(b"\\")
 
 
 def _emit(block: bytes, start: int, line_no: int, why: int) -> Iterator[tuple[int, str, int]]:
