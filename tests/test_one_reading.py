@@ -42,3 +42,39 @@ def test_a_gap_in_the_line_numbers_ends_a_continued_command():
     c.feed("vllm serve Qwen/Qwen3-8B \\", None, 10)
     c.feed('File "/x.py", line 1, in frob', None, 900)
     assert c.facts()["serve_command"].value == "vllm serve Qwen/Qwen3-8B"
+
+
+def test_the_two_process_scan_keeps_the_head_of_a_log_with_long_lines(catalog, tmp_path, monkeypatch):
+    """The part the parent scans may hold fewer than the head's 2,000 lines: the head is still kept whole."""
+    import os
+
+    import pytest
+
+    from qwen3doctor.judge.pipeline import prefilter_for, scan_source
+    from qwen3doctor.read import scanner
+    from qwen3doctor.read.reader import open_source
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    long_line = "(APIServer pid=1) INFO 03-02 10:15:22 [logger.py:41] prompt: '" + "lorem ipsum " * 300 + "'\n"
+    crash = (EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log").read_text(encoding="utf-8")
+    p = tmp_path / "long.log"
+    p.write_text(long_line * 1500 + crash + access_lines(3000), encoding="utf-8")
+    monkeypatch.setattr(scanner, "PARALLEL_MIN", 1)
+    pf = prefilter_for(catalog)
+    runs = {}
+    for jobs in ("1", None):
+        if jobs:
+            monkeypatch.setenv("QWEN3DOCTOR_JOBS", jobs)
+        else:
+            monkeypatch.delenv("QWEN3DOCTOR_JOBS", raising=False)
+        src = open_source(str(p))
+        if not jobs:
+            assert scanner._split_point(src) is not None  # really split
+        runs[jobs] = (list(scanner.selected_lines(src, pf)), src.lines_read)
+        src.close()
+    assert runs[None] == runs["1"]
+    src = open_source(str(p))
+    env = scan_source(src, catalog).environment
+    src.close()
+    assert env.get("tp") == 8 and "--reasoning-parser" in env.flags
