@@ -184,8 +184,9 @@ class Scan:
     crashes: tuple[Crash, ...]
     lines: tuple[str, ...]  # lines kept by the prefilter, for `log` clauses
     environment: Environment
-    lines_read: int = 0
+    lines_read: int = 0  # every line read, selected or not
     warnings: tuple[str, ...] = ()
+    empty: bool = False  # no line holds more than white space
 
 
 @dataclass(frozen=True)

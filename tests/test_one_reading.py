@@ -78,3 +78,12 @@ def test_the_two_process_scan_keeps_the_head_of_a_log_with_long_lines(catalog, t
     env = scan_source(src, catalog).environment
     src.close()
     assert env.get("tp") == 8 and "--reasoning-parser" in env.flags
+
+
+def test_lines_read_counts_every_line_read_and_blank_lines_first_are_not_an_empty_input(catalog):
+    from qwen3doctor.model import Verdict
+
+    report = diagnose_text("\n" * 2001 + access_lines(5000), catalog)
+    assert report.verdict is Verdict.CLEAN
+    assert report.lines_read == 7001
+    assert diagnose_text("\n \n\t\n" * 1000, catalog).verdict is Verdict.NOTHING

@@ -44,12 +44,10 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     collector = envmod.EnvCollector()
     kept: list[str] = []
     kept_tail: list[str] = []
-    nonblank = 0
     for line_no, line, why in selected_lines(source, prefilter):
         if not line or line.isspace():
             parser.feed(line_no, None, "", False)
             continue
-        nonblank += 1
         process, text, record = peel_record(line)
         if text.startswith(REQUEST_ECHO):
             continue  # a prompt or an output echoed by request logging says nothing about the server
@@ -75,7 +73,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     warnings = list(source.warnings)
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
-    return Scan(tuple(crashes), tuple(kept + kept_tail), env, nonblank, tuple(warnings))
+    return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen)
 
 
 def literal_index_for(catalog: Catalog) -> LiteralIndex:
@@ -201,7 +199,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         if finding is not None:
             findings.append(finding)
     ranked = rank(findings, scan)
-    if scan.lines_read == 0:
+    if scan.empty:
         verdict = Verdict.NOTHING
     elif ranked:
         verdict = Verdict.FOUND

@@ -62,6 +62,7 @@ class LineSource:
     warnings: list[str] = field(default_factory=list)
     lines_read: int = 0
     bytes_read: int = 0
+    text_seen: bool = False  # a line holds more than white space (else the input is empty, however long)
 
     def __iter__(self) -> Iterator[str]:
         read = self.stream.readline
@@ -86,7 +87,9 @@ class LineSource:
                 parts = (text,)
             for part in parts:
                 self.lines_read += 1
-                yield clean(part)
+                line = clean(part)
+                self.text_seen = self.text_seen or not line.isspace() and line != ""
+                yield line
         if cut_lines:
             self.warnings.append(
                 f"{self.name}: {cut_lines} line(s) longer than {MAX_LINE // (1 << 20)} MiB were cut"

@@ -15,6 +15,7 @@ import hashlib
 import io
 import os
 import pickle
+import re
 from collections.abc import Iterable, Iterator
 
 from .reader import MAX_LINE, NUL_WARNING, LineSource, clean
@@ -71,6 +72,7 @@ NOISE = (
 
 
 CRASH, ENV, RULE, ALL = 1, 2, 4, 7  # why a line was selected; ALL: the head of the log or a crash's context
+_TEXT = re.compile(rb"\S")  # a byte that is not white space
 WHOLE = 8  # inside the scanner: a line kept whole (head or context), apart from the anchors it holds
 
 
@@ -330,6 +332,8 @@ def _warn_once(source: LineSource, warning: str) -> None:
 def _block(data: bytes, lo: int, hi: int, prefilter: Prefilter, state: _State) -> Iterator[tuple[int, str, int]]:
     """The lines worth reading in data[lo:hi], a run of whole lines."""
     at, last = state.line_no, lo
+    if not state.source.text_seen and _TEXT.search(data, lo, hi):
+        state.source.text_seen = True
     starts = _line_starts(data, lo, hi, prefilter, state.line_no, state.after_until)
     if not starts:  # most blocks: nothing to keep, only their lines to count
         state.line_no = at + _newlines(data, lo, hi)
@@ -422,7 +426,8 @@ def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterat
             child_src = LineSource(source.name, _Range(fd, split))
             state = _State(child_src, first_line=HEAD_LINES + 1)
             lines = list(_scan(child_src.stream, prefilter, state))
-            result = (lines, state.line_no - HEAD_LINES - 1, state.cut, child_src.warnings, child_src.bytes_read)
+            result = (lines, state.line_no - HEAD_LINES - 1, state.cut, child_src.warnings, child_src.bytes_read,
+                      child_src.text_seen)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent, which then reads that part itself
             result = ("error", repr(exc))
             code = 1
@@ -443,7 +448,8 @@ def _scan_in_two(source: LineSource, prefilter: Prefilter, split: int) -> Iterat
         yield from _scan(source.stream, prefilter, state)
         _finish(source, state)
         return
-    lines, n_lines, cut, warnings, nbytes = result
+    lines, n_lines, cut, warnings, nbytes, text_seen = result
+    source.text_seen = source.text_seen or text_seen
     offset = state.line_no - HEAD_LINES - 1  # child numbers start at HEAD_LINES + 1
     boundary = state.line_no
     context = set()

@@ -14,7 +14,7 @@ import re
 from .. import __version__
 from ..knowledge.lookup import url_of
 from ..judge.fingerprint import FINGERPRINT_VERSION
-from ..model import Report
+from ..model import Report, Verdict
 from ..judge.summary import Group, Outcome, Summary, group_key
 from .plain import ENV_ORDER
 from .summary import verdict_line
@@ -125,7 +125,7 @@ def _headline(r: Report) -> str:
         return f"**Most likely: {prose(top.title)}** — {top.confidence} confidence · {refs}"
     if r.crash is not None:
         return f"**A crash that no rule explains** ({code(r.crash.crash_class)}). Try `qwen3doctor suggest` on this log to draft a rule."
-    return "**No crash found.**" if r.lines_read else "**Nothing to diagnose:** the input is empty."
+    return "**No crash found.**" if r.verdict is not Verdict.NOTHING else "**Nothing to diagnose:** the input is empty."
 
 
 def pie_chart(summary: Summary) -> str:
