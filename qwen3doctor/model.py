@@ -170,6 +170,15 @@ class Rule:
     literals: frozenset[tuple[str, bool]] = frozenset()  # every literal its clauses' gates and anchors name
     log_anchors: frozenset[tuple[str, bool]] = frozenset()  # the anchors of its `log` clauses (for the prefilter)
 
+    @property
+    def fixed_engine(self) -> str | None:
+        """The engine whose release `fixed_in.version` names: the rule's one engine, else the engine of the
+        fixing pull request (`vllm#39064`); None when neither says."""
+        if len(self.engines) == 1:
+            return self.engines[0]
+        repo = str((self.fixed_in or {}).get("pr") or "").partition("#")[0]
+        return repo if repo in self.engines else None
+
     def clauses(self):
         """Every match and supports clause."""
         for alternative in self.match:

@@ -87,3 +87,16 @@ def test_lines_read_counts_every_line_read_and_blank_lines_first_are_not_an_empt
     assert report.verdict is Verdict.CLEAN
     assert report.lines_read == 7001
     assert diagnose_text("\n \n\t\n" * 1000, catalog).verdict is Verdict.NOTHING
+
+
+def test_an_upgrade_fix_names_the_engine_its_fixed_version_belongs_to(catalog):
+    from qwen3doctor.judge.pipeline import Overrides
+
+    log = (EXAMPLES / "vllm" / "eagle3-interface-unsupported-model--vllm-25134.log").read_text(encoding="utf-8")
+    report = diagnose_text(log, catalog, overrides=Overrides(options={"engine": "sglang"}))
+    finding = next(f for f in report.findings if f.rule_id.startswith("eagle3-interface-unsupported-model"))
+    rule = catalog.rules[finding.rule_id]
+    assert rule.engines == ("vllm",) and rule.fixed_in["version"]
+    commands = [f.command for f in finding.fixes]
+    assert f'pip install -U "vllm>={rule.fixed_in["version"]}"' in commands
+    assert not any('"sglang>=' in c for c in commands)

@@ -305,7 +305,7 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
             lambda v, pat=pat, key=key: _search(compile_pattern("plain", pat), str(v), rule.id, f"when.env.{key}"),
             f"{key} {value}", f"{key} is {value}", f"{key} not in the log"))
     fixed = (rule.fixed_in or {}).get("version")
-    if fixed and parsed is not None:
+    if fixed and parsed is not None and rule.fixed_engine in (None, engine):  # another engine's version says nothing
         if at_or_past(parsed, fixed):
             out.append(Evidence("fixed_in", MISS, f"you are on {engine} {version}, fixed in {fixed}"))
         else:

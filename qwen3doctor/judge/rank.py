@@ -308,7 +308,7 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     fixed = (rule.fixed_in or {}).get("version")
     version_ev = next((ev for ev in rm.when if ev.clause == "fixed_in"), None)
     if fixed and (version_ev is None or version_ev.state == "hit"):
-        engine = env.get("engine") or (rule.engines[0] if len(rule.engines) == 1 else "vllm")
+        engine = rule.fixed_engine or env.get("engine") or "vllm"
         upgrade = f'pip install -U "{engine}>={fixed}"'
         if not any(upgrade.split(">=")[0] in f.command and fixed in f.command for f in fixes):
             fixes.insert(0, Fix(f"Upgrade {engine} to {fixed} or later, which carries the fix", upgrade, "an upgrade"))
