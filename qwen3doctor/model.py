@@ -73,6 +73,8 @@ class Evidence:
     state: str  # hit | miss | unknown
     text: str
     subject: str = ""  # what a frames / exception hit matched: the function name or exception type
+    generic: bool = False  # a hit made by a generic pattern (the bare IMA message, a bare KeyError): weak
+    wants: str = ""  # a `when` condition's value as the rule writes it (">=0.17", "fp8, fp8-block", "--enforce-eager")
 
 
 @dataclass(frozen=True)

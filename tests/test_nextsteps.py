@@ -8,7 +8,7 @@ from qwen3doctor.judge.nextsteps import differential, next_steps
 
 
 def finding(rule_id, score, confidence="low", when=(), frames="hit"):
-    evidence = [Evidence("match.frames", frames, "frames")] + [Evidence(c, s, t) for c, s, t in when]
+    evidence = [Evidence("match.frames", frames, "frames")] + [Evidence(c, s, t, wants=w) for c, s, t, w in when]
     return Finding(rule_id=rule_id, title=rule_id, status="likely", score=score, confidence=confidence, engines=("vllm",),
                    families=(), references=("vllm#1",), evidence=tuple(evidence), fixes=(), fixed_in=None)
 
@@ -18,8 +18,8 @@ def env(**facts):
 
 
 def test_two_close_candidates_are_separated_by_the_version_they_need():
-    a = finding("gdn-null-block-id", 0.38, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >0.19.0,<0.20.0)")])
-    b = finding("gdn-prefill-ima", 0.30, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >=0.16.0rc0)")])
+    a = finding("gdn-null-block-id", 0.38, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >0.19.0,<0.20.0)", ">0.19.0,<0.20.0")])
+    b = finding("gdn-prefill-ima", 0.30, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >=0.16.0rc0)", ">=0.16.0rc0")])
     step, covered = differential([a, b], env(engine="vllm"))
     assert step.startswith("To tell gdn-null-block-id from gdn-prefill-ima: the log does not show the vLLM version")
     assert "gdn-null-block-id needs vLLM >0.19.0,<0.20.0; gdn-prefill-ima needs vLLM >=0.16.0rc0" in step
@@ -28,7 +28,7 @@ def test_two_close_candidates_are_separated_by_the_version_they_need():
 
 
 def test_a_fact_only_one_candidate_asks_about_separates_them():
-    a = finding("awq-rule", 0.5, when=[("when.quantization", "unknown", "quantization not in the log (rule: awq, gptq-int4)")])
+    a = finding("awq-rule", 0.5, when=[("when.quantization", "unknown", "quantization not in the log (rule: awq, gptq-int4)", "awq, gptq-int4")])
     b = finding("other-rule", 0.45)
     step, _ = differential([a, b], env(engine="sglang"))
     assert "the checkpoint's quantization" in step and "awq-rule needs an awq or gptq-int4 checkpoint" in step
@@ -36,8 +36,8 @@ def test_a_fact_only_one_candidate_asks_about_separates_them():
 
 
 def test_flags_are_named_with_the_engine_s_own_start_up_line():
-    a = finding("needs-eager-off", 0.4, when=[("when.not_flags", "unknown", "no serve command or config to check --enforce-eager")])
-    b = finding("needs-spec", 0.35, when=[("when.flags", "unknown", "no serve command or config in the log to check --speculative-config")])
+    a = finding("needs-eager-off", 0.4, when=[("when.not_flags", "unknown", "no serve command or config to check --enforce-eager", "--enforce-eager")])
+    b = finding("needs-spec", 0.35, when=[("when.flags", "unknown", "no serve command or config in the log to check --speculative-config", "--speculative-config")])
     step, _ = differential([a, b], env(engine="vllm"))
     assert "must not have --enforce-eager" in step or "needs --speculative-config" in step
     assert "`non-default args: {...}`" in step and "sglang" not in step
@@ -45,24 +45,24 @@ def test_flags_are_named_with_the_engine_s_own_start_up_line():
 
 def test_far_apart_candidates_are_not_a_differential():
     a = finding("clear-winner", 0.95, confidence="medium")
-    b = finding("also-ran", 0.07, when=[("when.platform", "unknown", "platform not in the log")])
+    b = finding("also-ran", 0.07, when=[("when.platform", "unknown", "platform not in the log", "")])
     step, _ = differential([a, b], env())
     assert step is None
 
 
 def test_one_finding_with_an_unknown_condition_names_it():
     a = finding("version-bound", 0.5, confidence="medium",
-                when=[("when.engine_version", "unknown", "no sglang version in the log (rule: >=0.5.3.post3)")])
+                when=[("when.engine_version", "unknown", "no sglang version in the log (rule: >=0.5.3.post3)", ">=0.5.3.post3")])
     step, _ = differential([a], env(engine="sglang"))
     assert step.startswith("The top finding, version-bound, depends on the SGLang version")
     assert "SGLang >=0.5.3.post3" in step and "`python -m sglang.check_env`" in step
-    high = finding("sure", 0.9, confidence="high", when=[("when.engine_version", "unknown", "x (rule: >=1.0)")])
+    high = finding("sure", 0.9, confidence="high", when=[("when.engine_version", "unknown", "x (rule: >=1.0)", ">=1.0")])
     assert differential([high], env()) == (None, set())
 
 
 def test_the_missing_facts_step_does_not_repeat_the_separating_fact():
-    a = finding("a", 0.38, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: <0.13.0)")])
-    b = finding("b", 0.30, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >=0.16.0)")])
+    a = finding("a", 0.38, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: <0.13.0)", "<0.13.0")])
+    b = finding("b", 0.30, when=[("when.engine_version", "unknown", "no vllm version in the log (rule: >=0.16.0)", ">=0.16.0")])
     crash = Crash("illegal-memory-access", "RuntimeError", "CUDA error", "Worker_TP0", 3, (Frame("x.py", 1, "f"), Frame("y.py", 2, "g")), True)
     steps = next_steps(Scan((crash,), (), env(engine="vllm")), [a, b])
     assert sum("engine version" in s or "vLLM version" in s for s in steps) == 1

@@ -100,3 +100,30 @@ def test_an_upgrade_fix_names_the_engine_its_fixed_version_belongs_to(catalog):
     commands = [f.command for f in finding.fixes]
     assert f'pip install -U "vllm>={rule.fixed_in["version"]}"' in commands
     assert not any('"sglang>=' in c for c in commands)
+
+
+def test_a_process_named_generic_does_not_make_a_hit_generic(catalog):
+    import re
+
+    log = (EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log").read_text(encoding="utf-8")
+    renamed = re.sub(r"\((?:EngineCore_DP0|Worker_TP\d) pid=\d+\) ", "(generic) ", log)
+    assert renamed != log
+    before, after = diagnose_text(log, catalog).findings[0], diagnose_text(renamed, catalog).findings[0]
+    assert before.confidence == "high"
+    assert (after.rule_id, after.confidence, after.score) == (before.rule_id, before.confidence, before.score)
+    assert [(ev.clause, ev.generic) for ev in after.evidence] == [(ev.clause, ev.generic) for ev in before.evidence]
+
+
+def test_next_steps_read_what_a_condition_wants_from_its_field_not_its_sentence():
+    from qwen3doctor.judge.nextsteps import differential
+    from qwen3doctor.model import Environment, Evidence, Fact, Finding
+
+    def finding(rule_id, score, wants):
+        ev = (Evidence("match.frames", "hit", "frames"),
+              Evidence("when.engine_version", "unknown", "no vllm version in the log (rule: <0.1)", wants=wants))
+        return Finding(rule_id=rule_id, title=rule_id, status="likely", score=score, confidence="low", engines=("vllm",),
+                       families=(), references=("vllm#1",), evidence=ev, fixes=(), fixed_in=None)
+
+    step, _ = differential([finding("a", 0.4, ">=0.17"), finding("b", 0.35, "<0.13")],
+                           Environment(facts={"engine": Fact("vllm", "log")}))
+    assert "a needs vLLM >=0.17; b needs vLLM <0.13" in step

@@ -213,7 +213,8 @@ GENERIC_MARK = " (generic)"
 
 def _hit(label: str, text: str, clause: Clause, source: str, subject: str = "") -> Evidence:
     """A hit; one made by a generic pattern (the bare IMA message, a bare KeyError) says so, and counts as weak."""
-    return Evidence(label, HIT, text + (GENERIC_MARK if source in clause.generic_sources else ""), subject)
+    generic = source in clause.generic_sources
+    return Evidence(label, HIT, text + (GENERIC_MARK if generic else ""), subject, generic=generic)
 
 
 def _chained(crashes: list[Crash]):
@@ -226,11 +227,13 @@ def _names(sources: tuple[str, ...]) -> str:
     return shown + (f" (+{len(sources) - 4} more)" if len(sources) > 4 else "")
 
 
-def _condition(clause: str, value: Any, holds, hit: str, miss: str, unknown: str) -> Evidence:
+def _condition(clause: str, value: Any, holds, hit: str, miss: str, unknown: str, wants: str = "") -> Evidence:
     """One `when` condition: unknown when the log lacks the fact, else hit or miss as `holds(value)` says."""
     if value is None:
-        return Evidence(clause, UNKNOWN, unknown)
-    return Evidence(clause, HIT, hit) if holds(value) else Evidence(clause, MISS, miss)
+        return Evidence(clause, UNKNOWN, unknown, wants=wants)
+    if holds(value):
+        return Evidence(clause, HIT, hit, wants=wants)
+    return Evidence(clause, MISS, miss, wants=wants)
 
 
 def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evidence:
@@ -238,11 +241,15 @@ def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evi
     names = ", ".join(flags)
     seen = [f for f in flags if f in env.flags]
     if seen:
-        return Evidence(clause, HIT, f"flag {seen[0]} is set") if wanted else Evidence(clause, MISS, f"{seen[0]} is set")
+        if wanted:
+            return Evidence(clause, HIT, f"flag {seen[0]} is set", wants=names)
+        return Evidence(clause, MISS, f"{seen[0]} is set", wants=names)
     if env.flags_known:
-        return Evidence(clause, MISS, f"none of {names} is set") if wanted else Evidence(clause, HIT, f"{names} not set")
+        if wanted:
+            return Evidence(clause, MISS, f"none of {names} is set", wants=names)
+        return Evidence(clause, HIT, f"{names} not set", wants=names)
     where = "no serve command or config in the log to check" if wanted else "no serve command or config to check"
-    return Evidence(clause, UNKNOWN, f"{where} {names}")
+    return Evidence(clause, UNKNOWN, f"{where} {names}", wants=names)
 
 
 def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
@@ -262,7 +269,7 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         out.append(_condition(
             "when.family", fam, lambda f: any(vocab.family_covers(r, f) for r in rule.families),
             f"model family {fam} ({hit_source})", f"the model is {what} ({env.get('model') or '?'}); rule: {names}",
-            f"the model family is not in the log (rule: {names})"))
+            f"the model family is not in the log (rule: {names})", names))
     version = env.get("engine_version")
     parsed = parse_version(str(version)) if version else None
     if "engine_version" in w:
@@ -270,14 +277,14 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         out.append(_condition(
             "when.engine_version", parsed, lambda v: in_range(v, w["engine_version"]),
             f"{engine} {version} is within {spec}", f"{engine} {version} is outside {spec}",
-            f"no {engine or 'engine'} version in the log (rule: {spec})"))
+            f"no {engine or 'engine'} version in the log (rule: {spec})", str(spec)))
     if "quantization" in w:
         quant = env.get("quantization")
         names = ", ".join(w["quantization"])
         out.append(_condition(
             "when.quantization", quant, lambda q: any(vocab.quant_covers(r, q) for r in w["quantization"]),
             f"quantization {quant}", f"quantization is {quant}, rule: {names}",
-            f"quantization not in the log (rule: {names})"))
+            f"quantization not in the log (rule: {names})", names))
     if "gpu" in w:
         gpu = env.get("gpu")
         out.append(_condition(
@@ -289,7 +296,7 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         out.append(_condition(
             "when.compute_capability", parse_version(f"{cc}.0") if cc else None,
             lambda v: in_range(v, w["compute_capability"]), f"compute capability {cc}",
-            f"compute capability {cc} is outside {spec}", f"compute capability unknown (rule: {spec})"))
+            f"compute capability {cc} is outside {spec}", f"compute capability unknown (rule: {spec})", str(spec)))
     if "platform" in w:
         plat = env.get("platform")
         out.append(_condition("when.platform", plat, lambda p: p in w["platform"], f"platform {plat}",
@@ -321,7 +328,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
         states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
-        generic = {s.clause: s.text.endswith(GENERIC_MARK) for s in states}
+        generic = {s.clause: s.generic for s in states}
         if any(s.state == MISS for s in states):
             if rejected and not best:
                 best, best_generic = states, generic
@@ -332,7 +339,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
             best, best_generic, best_key, rejected = states, generic, key, False
     supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)
     generic_all = dict(best_generic)
-    generic_all.update({s.clause: s.text.endswith(GENERIC_MARK) for s in supports})
+    generic_all.update({s.clause: s.generic for s in supports})
     return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)
 
 

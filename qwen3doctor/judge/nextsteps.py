@@ -12,7 +12,6 @@ match.py states it), so it needs no access to the rules themselves.
 
 from __future__ import annotations
 
-import re
 
 from ..model import Environment, Evidence, Finding, Scan
 
@@ -53,8 +52,6 @@ RATIO = 0.6
 # the facts a `when` clause asks about, in the order they best separate candidates
 ORDER = ("when.engine_version", "when.quantization", "when.compute_capability", "when.gpu", "when.flags",
          "when.not_flags", "when.family", "when.platform", "fixed_in")
-_SPEC = re.compile(r"\(rule: (?P<spec>[^)]*)\)\s*$")
-_FLAGS_IN_TEXT = re.compile(r"--[\w-]+")
 
 
 def next_steps(scan: Scan, findings: list[Finding]) -> list[str]:
@@ -164,13 +161,8 @@ def _state(f: Finding, clause: str) -> str | None:
 
 
 def _spec(ev: Evidence | None) -> str | None:
-    if ev is None:
-        return None
-    m = _SPEC.search(ev.text)
-    if m:
-        return m.group("spec")
-    flags = _FLAGS_IN_TEXT.findall(ev.text)
-    return ", ".join(flags) if flags else None
+    """What the rule's condition asks for, as the evidence carries it (never parsed back from its sentence)."""
+    return ev.wants or None if ev is not None else None
 
 
 def _separates(a: Evidence | None, b: Evidence | None) -> bool:
