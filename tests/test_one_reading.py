@@ -127,3 +127,35 @@ def test_next_steps_read_what_a_condition_wants_from_its_field_not_its_sentence(
     step, _ = differential([finding("a", 0.4, ">=0.17"), finding("b", 0.35, "<0.13")],
                            Environment(facts={"engine": Fact("vllm", "log")}))
     assert "a needs vLLM >=0.17; b needs vLLM <0.13" in step
+
+
+def _cli(*args, cwd, stdin=None):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "qwen3doctor.cli", *args], input=stdin, capture_output=True, text=True,
+                          env=dict(os.environ, NO_COLOR="1"), cwd=cwd, timeout=120)
+
+
+GDN = EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
+TOP = "gdn-cudagraph-illegal-memory-access"
+
+
+def test_why_follows_fail_on_ignore_and_output(tmp_path):
+    out = tmp_path / "why.txt"
+    r = _cli("diagnose", str(GDN), "--why", TOP, "--fail-on", "never", "-o", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "" and out.read_text(encoding="utf-8").startswith(f"{TOP}:")
+    r = _cli("diagnose", str(GDN), "--why", TOP, "--ignore", "vllm#34948", cwd=tmp_path)
+    assert r.returncode == 0 and "ignored (vllm#34948" in r.stderr
+
+
+def test_every_command_reads_the_project_settings(tmp_path):
+    (tmp_path / ".qwen3doctor.toml").write_text(f'disable = ["{TOP}"]\n', encoding="utf-8")
+    r = _cli("diagnose", str(GDN), "--format", "json", cwd=tmp_path)
+    assert TOP not in {f["rule_id"] for f in __import__("json").loads(r.stdout)["findings"]}
+    r = _cli("report", str(GDN), cwd=tmp_path)
+    assert f"`{TOP}`" not in r.stdout and TOP not in r.stderr
+    r = _cli("explain", TOP, cwd=tmp_path)
+    assert r.returncode == 2 and "no rule is known" in r.stderr

@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import EXIT_CLEAN, EXIT_FINDING, EXIT_UNEXPLAINED, InputError
-from .common import DISABLE_OPT, ENV_FILE_OPT, QUANT_OPT, RULES_OPT, app, catalog_for, err, fill_layers, options_of
+from .common import DISABLE_OPT, ENV_FILE_OPT, QUANT_OPT, RULES_OPT, app, err, fill_layers, load_setup, options_of
 
 
 CHECK_HELP = (
@@ -59,7 +59,7 @@ def check_cmd(
 
     overrides = Overrides(options=options_of(engine, engine_version, model, quantization, gpu, env))
     fill_layers(overrides, env_file, not no_local)
-    catalog = catalog_for(rules, disable)
+    catalog = load_setup(rules, disable)[0]
     result = check(line, plan_environment(line, overrides), catalog)
     if fmt == "json":
         print(json.dumps(report_dict(result), indent=2, ensure_ascii=False))

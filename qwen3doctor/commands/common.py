@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from .. import __version__
-from ..errors import EXIT_CLEAN, EXIT_FINDING, EXIT_UNEXPLAINED, EXIT_USAGE, InputError, UsageProblem
+from ..errors import EXIT_CLEAN, InputError, UsageProblem
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 no crash found; 1 at least one finding; 3 a crash that no rule explains; "
@@ -60,13 +60,22 @@ def _rules_main(ctx: typer.Context) -> None:
     _no_command(ctx)
 
 
-def catalog_for(rules: list[str] | None, disable: list[str] | None, skip_bad: bool = False):
+def _catalog_for(rules: list[str] | None, disable: list[str] | None, skip_bad: bool = False):
     from ..knowledge.catalog import load_catalog, rule_dirs
 
     catalog = load_catalog(rule_dirs(rules), disable=disable, strict=not skip_bad)
     for w in catalog.warnings:
         err(f"warning: skipped: {w}")
     return catalog
+
+
+def load_setup(rules: list[str] | None, disable: list[str] | None, skip_bad: bool = False, **policy):
+    """(rules, settings): the settings in force (command line > QWEN3DOCTOR_* > .qwen3doctor.toml or
+    [tool.qwen3doctor]) and the rules they and the options name. Every command loads both this way."""
+    from ..read import config as cfg
+
+    settings = cfg.resolve(cfg.load(), **policy)
+    return _catalog_for((rules or []) + settings.rules, (disable or []) + settings.disable, skip_bad), settings
 
 
 OUTPUT_SUFFIX_FORMATS = {".md": "markdown", ".xml": "junit", ".json": "json", ".jsonl": "json", ".txt": "plain", ".log": "plain"}
@@ -171,16 +180,3 @@ def summary_line(report) -> None:
         err(f"{report.source}: no crash found")
     else:
         err(f"{report.source}: nothing to diagnose (empty input)")
-
-
-def exit_code_of_reports(reports, unreadable: bool) -> int:
-    from ..model import Verdict
-
-    if unreadable:
-        return EXIT_USAGE
-    verdicts = {r.verdict for r in reports}
-    if Verdict.FOUND in verdicts:
-        return EXIT_FINDING
-    if Verdict.UNEXPLAINED in verdicts:
-        return EXIT_UNEXPLAINED
-    return EXIT_CLEAN

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -13,8 +12,8 @@ import typer
 from ..errors import EXIT_USAGE, InputError
 from .common import (
     DISABLE_OPT, ENGINE_OPT, ENGINE_VERSION_OPT, ENV_AUTO_OPT, ENV_FILE_OPT, EXIT_CODES_HELP, FORMAT_OPT,
-    GPU_OPT, MODEL_OPT, QUANT_OPT, RULES_OPT, SKIP_BAD_OPT, app, catalog_for, err, exit_code_of_reports,
-    fill_layers, options_of, pick_format, summary_line, write,
+    GPU_OPT, MODEL_OPT, QUANT_OPT, RULES_OPT, SKIP_BAD_OPT, app, err, fill_layers, load_setup, options_of, pick_format,
+    summary_line, write,
 )
 
 
@@ -44,7 +43,7 @@ def diagnose(
     redact: bool = typer.Option(False, "--redact", help="Redact secrets, e-mail addresses, home paths and prompts from the output (always on for github, markdown, junit)."),
     redact_hosts: bool = typer.Option(False, "--redact-hosts", help="Redact host names and IP addresses too (implies --redact)."),
 ) -> None:
-    from ..judge.pipeline import Overrides, diagnose_scan, scan_source
+    from ..judge.pipeline import Overrides
     from ..read.reader import stdin_is_terminal
     from ..render import FORMATS
 
@@ -57,11 +56,10 @@ def diagnose(
             print("usage: qwen3doctor diagnose [OPTIONS] [FILES]...   (or pipe a log in: ... 2>&1 | qwen3doctor diagnose)", file=sys.stderr)
             raise typer.Exit(EXIT_USAGE)
         files = ["-"]
-    from ..read import config as cfg
     from ..read.inputs import expand
 
-    settings = cfg.resolve(cfg.load(), fail_on=fail_on, ignore=ignore, jobs=jobs, redact_hosts=redact_hosts)
-    catalog = catalog_for((rules or []) + settings.rules, (disable or []) + settings.disable, skip_bad_rules)
+    catalog, settings = load_setup(rules, disable, skip_bad_rules, fail_on=fail_on, ignore=ignore, jobs=jobs,
+                                   redact_hosts=redact_hosts)
     overrides = Overrides(options=options_of(engine, engine_version, model, quantization, gpu, env))
     fill_layers(overrides, env_file, env_auto)
     if why and catalog.lookup(why) is None:
@@ -73,23 +71,7 @@ def diagnose(
     for w in expansion.warnings:
         err(f"warning: {w}")
     if why:
-        reports, unreadable = [], False
-        for item in expansion.inputs:
-            try:
-                src = item.open(force=force)
-            except InputError as exc:
-                err(str(exc) if item.explicit else f"warning: skipped: {exc}")
-                unreadable = unreadable or item.explicit
-                continue
-            try:
-                scan = scan_source(src, catalog, overrides)
-            finally:
-                src.close()
-            reports.append(diagnose_scan(scan, catalog, item.name))
-            _print_why(catalog.lookup(why), scan, fmt)
-        for r in reports:
-            summary_line(r)
-        raise typer.Exit(exit_code_of_reports(reports, unreadable))
+        raise typer.Exit(_why(expansion, catalog, overrides, settings, catalog.lookup(why), fmt, output, force))
     raise typer.Exit(_diagnose_many(expansion, catalog, overrides, settings, pick_format(fmt, output), output, force, redact))
 
 
@@ -120,6 +102,39 @@ def _diagnose_many(expansion, catalog, overrides, settings, chosen: str, output:
                     fh.write(markdown(summary, limit=room) + "\n")
         except OSError as exc:
             err(f"warning: cannot append to GITHUB_STEP_SUMMARY ({exc.strerror or exc})")
+    return _tell(summary)
+
+
+def _why(expansion, catalog, overrides, settings, rule, fmt: str, output: Path | None, force: bool) -> int:
+    """--why: every clause of one rule on each input, written where the report would go; the inputs are
+    diagnosed and decided by the same policy (--fail-on, --ignore, settings) as without it."""
+    from ..judge.fingerprint import of_report
+    from ..judge.pipeline import diagnose_scan, scan_source, why_of
+    from ..judge.summary import IgnoreMatcher, failed_input, outcome_of, summarize
+    from ..render.why import render_why
+
+    ignores = IgnoreMatcher(settings.ignore, catalog)
+    outcomes, texts = [], []
+    for item in expansion.inputs:
+        try:
+            src = item.open(force=force)
+        except InputError as exc:
+            outcomes.append(failed_input(item, str(exc)))
+            continue
+        try:
+            scan = scan_source(src, catalog, overrides)
+        finally:
+            src.close()
+        report = diagnose_scan(scan, catalog, item.name)
+        outcomes.append(outcome_of(item, report, of_report(report), ignores))
+        texts.append(render_why(rule, *why_of(rule, scan), fmt))
+    if texts:
+        write("".join(texts), output)
+    return _tell(summarize(outcomes, settings.fail_on, warnings=expansion.warnings, ignores=ignores))
+
+
+def _tell(summary) -> int:
+    """One line per input on stderr, the policy's notes, and the exit code it decided."""
     for o in summary.outcomes:
         if o.report is not None:
             summary_line(o.report)
@@ -134,27 +149,3 @@ def _diagnose_many(expansion, catalog, overrides, settings, chosen: str, output:
     if len(summary.outcomes) > 1:
         err(f"{summary.headline()} -> exit {summary.exit_code} (--fail-on {summary.fail_on})")
     return summary.exit_code
-
-
-def _print_why(rule, scan, fmt: str) -> None:
-    from ..judge.match import evaluate
-    from ..judge.rank import score
-
-    rm = evaluate(rule, scan)
-    finding = score(rm, scan)
-    if fmt == "json":
-        print(json.dumps({
-            "rule_id": rule.id, "rejected": rm.rejected,
-            "finding": None if finding is None else {"score": finding.score, "confidence": finding.confidence},
-            "clauses": [{"clause": e.clause, "state": e.state, "text": e.text} for e in rm.match + rm.supports + rm.when],
-        }, indent=2))
-        return
-    print(f"{rule.id}: {rule.title}")
-    for e in rm.match + rm.supports + rm.when:
-        print(f"  {e.state:<8} {e.clause:<24} {e.text}")
-    if rm.rejected:
-        print("=> not reported: a required match clause missed")
-    elif finding is None:
-        print("=> not reported: no crash evidence for it, and the environment is not a known-bad combination")
-    else:
-        print(f"=> reported with score {finding.score:.2f}, {finding.confidence} confidence")

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import InputError
-from .common import DISABLE_OPT, RULES_OPT, SKIP_BAD_OPT, app, catalog_for
+from .common import DISABLE_OPT, RULES_OPT, SKIP_BAD_OPT, app, load_setup
 
 
 @app.command("eval", help="Accuracy on a folder of labelled cases (<case>/log.txt + <case>/case.yaml).")
@@ -24,7 +24,7 @@ def eval_cmd(
 
     if not folder.is_dir():
         raise InputError(f"{folder}: not a folder")
-    result = run_eval(folder, catalog_for(rules, disable, skip_bad_rules))
+    result = run_eval(folder, load_setup(rules, disable, skip_bad_rules)[0])
     if fmt == "json":
         print(json.dumps({"figures": result.figures(), "cases": [r.__dict__ for r in result.results]}, indent=2))
     else:

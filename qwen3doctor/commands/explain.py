@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import RULES_OPT, app, catalog_for
+from .common import RULES_OPT, app, load_setup
 
 
 @app.command(help="Show what is known about a crash: a reference (vllm#34948), a GitHub issue URL, or a rule id.")
@@ -19,7 +19,7 @@ def explain(
     from ..knowledge.lookup import find_rules
     from ..render.card import card, card_text
 
-    catalog = catalog_for(rules, None)
+    catalog = load_setup(rules, None)[0]
     found = find_rules(catalog, key)
     if fmt == "json":
         cards = [card(r) for r in found]

@@ -12,7 +12,7 @@ import typer
 from ..errors import EXIT_USAGE, InputError
 from .common import (
     DISABLE_OPT, ENGINE_OPT, ENGINE_VERSION_OPT, ENV_AUTO_OPT, ENV_FILE_OPT, GPU_OPT, MODEL_OPT, QUANT_OPT,
-    RULES_OPT, app, catalog_for, err, fill_layers, options_of, summary_line, write,
+    RULES_OPT, app, load_setup, err, fill_layers, options_of, summary_line, write,
 )
 
 
@@ -54,7 +54,7 @@ def report_cmd(
         raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
     overrides = Overrides(options=options_of(engine, engine_version, model, quantization, gpu, env))
     fill_layers(overrides, env_file, env_auto)
-    catalog = catalog_for(rules, disable)
+    catalog = load_setup(rules, disable)[0]
     spool = None
     path = log
     if log == "-":  # read twice (diagnosis, then the crash lines): keep standard input in a temporary file

@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import EXIT_FINDING, EXIT_USAGE, InputError
-from .common import RULES_OPT, catalog_for, err, rules_app
+from .common import RULES_OPT, err, load_setup, rules_app
 
 
 @rules_app.command("list", help="Every rule: id, engines, families, status, references.")
@@ -21,7 +21,7 @@ def rules_list(
 ) -> None:
     from ..tools.ruletools import readme_with_table, rules_markdown, rules_table
 
-    catalog = catalog_for(rules, None)
+    catalog = load_setup(rules, None)[0]
     if write_readme is not None:
         text = write_readme.read_text(encoding="utf-8")
         write_readme.write_text(readme_with_table(text, rules_markdown(catalog)), encoding="utf-8")
@@ -42,7 +42,7 @@ def rules_show(rule_id: str, rules: Optional[List[str]] = RULES_OPT) -> None:
     from ..knowledge.lookup import find_rules
     from ..render.card import card_text
 
-    print(card_text(find_rules(catalog_for(rules, None), rule_id)[0]), end="")
+    print(card_text(find_rules(load_setup(rules, None)[0], rule_id)[0]), end="")
 
 
 def paths_catalog(paths: list[str] | None):

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import EXIT_FINDING, InputError
-from .common import RULES_OPT, app, catalog_for, err
+from .common import RULES_OPT, app, err, load_setup
 
 
 @app.command(help="Draft a rule for a crash that no rule explains: its frames and message pattern come from the "
@@ -41,7 +41,7 @@ def suggest(
     if len(items) != 1:
         raise InputError(f"{log}: name one log file (it holds {len(items)} logs)")
     item = items[0]
-    catalog = catalog_for(rules, None)
+    catalog = load_setup(rules, None)[0]
     src = item.open(force=force)
     try:
         report = diagnose_source(src, catalog)

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import EXIT_USAGE, InputError
-from .common import DISABLE_OPT, ENGINE_OPT, EXIT_CODES_HELP, MODEL_OPT, RULES_OPT, app, catalog_for, err, options_of
+from .common import DISABLE_OPT, ENGINE_OPT, EXIT_CODES_HELP, MODEL_OPT, RULES_OPT, app, err, load_setup, options_of
 
 
 @app.command(help="Live mode for a server's output piped in (vllm serve ... 2>&1 | qwen3doctor watch): passes it "
@@ -24,7 +24,6 @@ def watch(
     rules: Optional[List[str]] = RULES_OPT,
     disable: Optional[List[str]] = DISABLE_OPT,
 ) -> None:
-    from ..read import config as cfg
     from ..tools import watch as live
     from ..judge.pipeline import Overrides
     from ..read.reader import stdin_is_terminal
@@ -39,8 +38,7 @@ def watch(
         raise InputError(f"--settle must be a positive number of seconds, not {settle}")
     if engine and engine not in ("vllm", "sglang"):
         raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
-    settings = cfg.resolve(cfg.load(), fail_on=fail_on, ignore=ignore)
-    catalog = catalog_for((rules or []) + settings.rules, (disable or []) + settings.disable)
+    catalog, settings = load_setup(rules, disable, fail_on=fail_on, ignore=ignore)
     watcher = live.Watcher(catalog, Overrides(options=options_of(engine, None, model, None, None, None)),
                            IgnoreMatcher(settings.ignore, catalog), settings.fail_on, settle)
     redactor = Redactor(hosts=settings.redact_hosts) if redact or settings.redact_hosts else None

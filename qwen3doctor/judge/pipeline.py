@@ -228,6 +228,13 @@ RISK_STEP = ("The paste shows a launch but no crash line: if the server did stop
              "this launch can hit, not a diagnosis.")
 
 
+def why_of(rule, scan: Scan):
+    """(every clause of one rule on a scan, the finding the ranking makes of it or None): --why's data, by the
+    same matching and scoring as the diagnosis."""
+    rm = evaluate(rule, scan)
+    return rm, score(rm, scan)
+
+
 def diagnose_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:
     return diagnose_scan(scan_source(source, catalog, overrides, prefilter), catalog, source.name)
 
