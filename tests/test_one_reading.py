@@ -159,3 +159,33 @@ def test_every_command_reads_the_project_settings(tmp_path):
     assert f"`{TOP}`" not in r.stdout and TOP not in r.stderr
     r = _cli("explain", TOP, cwd=tmp_path)
     assert r.returncode == 2 and "no rule is known" in r.stderr
+
+
+def test_flag_order_does_not_change_check(tmp_path):
+    import json
+
+    verdicts = []
+    for command in (["vllm", "serve", "--enforce-eager", "Qwen/Qwen3-8B", "--tensor-parallel-size", "3"],
+                    ["vllm", "serve", "Qwen/Qwen3-8B", "--enforce-eager", "--tensor-parallel-size", "3"],
+                    ["vllm", "serve", "--tensor-parallel-size", "3", "Qwen/Qwen3-8B", "--enforce-eager"]):
+        r = _cli("check", "--no-local", "--format", "json", "--", *command, cwd=tmp_path)
+        doc = json.loads(r.stdout)
+        verdicts.append((r.returncode, doc["verdict"], sorted(a["key"] for a in doc["alerts"]),
+                         doc["environment"]["model"]["value"], doc["environment"]["tp"]["value"]))
+    assert verdicts[0] == verdicts[1] == verdicts[2]
+    assert verdicts[0][1] == "warning" and verdicts[0][3] == "Qwen/Qwen3-8B"
+
+
+def test_one_serve_command_reader():
+    from qwen3doctor.read.command import read_command, without_flags
+
+    cmd = read_command("uv run vllm serve --enforce-eager Qwen/Qwen3-8B -tp 2 --max_model_len=4096 --enable-chunked-prefill True")
+    assert cmd.model == "Qwen/Qwen3-8B" and cmd.engine == "vllm"
+    assert cmd.values() == {"--enforce-eager": "", "--tensor-parallel-size": "2", "--max-model-len": "4096",
+                            "--enable-chunked-prefill": "True"}
+    assert cmd.arguments() == ["--enforce-eager", "-tp", "2", "--max_model_len=4096", "--enable-chunked-prefill", "True"]
+    sg = read_command("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --disable-radix-cache")
+    assert sg.engine == "sglang" and sg.model == "Qwen/Qwen3-8B" and "-m" not in sg.values()
+    assert sg.arguments() == ["--tp", "2", "--disable-radix-cache"]
+    assert without_flags("--enforce-eager --tensor-parallel-size 8 --max-model-len 4096", {"--tensor-parallel-size"}) == (
+        "--enforce-eager --max-model-len 4096")

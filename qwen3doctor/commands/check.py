@@ -38,13 +38,14 @@ def check_cmd(
     disable: Optional[List[str]] = DISABLE_OPT,
 ) -> None:
     from ..judge.preflight import check, plan_environment, planned_command
+    from ..read.command import split_own_options
     from ..render.preflight import render_plain, report_dict
 
     if fmt not in ("auto", "plain", "json"):
         raise InputError(f"unknown format {fmt!r} (auto, plain, json)")
     if engine and engine not in ("vllm", "sglang"):
         raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
-    tokens, ours = _own_options(list(command or []))
+    tokens, ours = split_own_options(list(command or []), _OWN)
     engine_version = engine_version or ours.get("--engine-version")
     gpu = gpu or ours.get("--gpu")
     env_file = env_file or (Path(ours["--env-file"]) if "--env-file" in ours else None)
@@ -72,23 +73,3 @@ def check_cmd(
 
 
 _OWN = {"--engine-version": 1, "--gpu": 1, "--env-file": 1, "--env": 1, "--format": 1, "--no-local": 0}
-
-
-def _own_options(tokens: list[str]) -> tuple[list[str], dict]:
-    """qwen3doctor's own options written after `--` (no engine has them): taken out of the planned command."""
-    rest, ours = [], {}
-    i = 0
-    while i < len(tokens):
-        name, eq, value = tokens[i].partition("=")
-        if name in _OWN:
-            if _OWN[name] and not eq:
-                value = tokens[i + 1] if i + 1 < len(tokens) else ""
-                i += 1
-            if name == "--env":
-                ours.setdefault(name, []).append(value)
-            else:
-                ours[name] = value
-        else:
-            rest.append(tokens[i])
-        i += 1
-    return rest, ours

@@ -24,6 +24,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..read import environment as envmod
+from ..read.command import canonical_flag, read_command
 from .. import vocab
 from ..knowledge.catalog import Catalog
 from ..knowledge.shapes import shapes_of, shapes_table
@@ -118,21 +119,7 @@ def _relabel(source: str) -> str:
 
 def flag_values(command: str) -> dict[str, str]:
     """Canonical flag -> its value ('' for a switch) in a planned command."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        tokens = command.split()
-    out: dict[str, str] = {}
-    for i, tok in enumerate(tokens):
-        if tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", tok):
-            flag = envmod.canonical_flag(tok)
-            if "=" in tok:
-                out[flag] = tok.split("=", 1)[1]
-            elif i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
-                out[flag] = tokens[i + 1]
-            else:
-                out[flag] = ""
-    return out
+    return read_command(command).values()
 
 
 def _int(value) -> int | None:
@@ -267,8 +254,8 @@ def _replace_flag(env: Environment, flag: str, value: str) -> str:
     out, i, done = [], 0, False
     while i < len(tokens):
         tok = tokens[i]
-        name = envmod.canonical_flag(tok) if tok.startswith("-") else None
-        if name in (envmod.canonical_flag(flag), "--tensor-parallel-size", "--tp-size") and not done:
+        name = canonical_flag(tok) if tok.startswith("-") else None
+        if name in (canonical_flag(flag), "--tensor-parallel-size", "--tp-size") and not done:
             out += [flag, value]
             i += 1 if "=" in tok else 2
             done = True

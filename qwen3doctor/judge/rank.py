@@ -9,6 +9,7 @@ import shlex
 from dataclasses import replace
 
 from .match import FRAGMENT
+from ..read.command import read_command, without_flags
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 
 # what a hit on a required `match` clause is worth
@@ -315,38 +316,15 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     return tuple(fixes)
 
 
-LAUNCHERS = {"vllm", "serve", "python", "python3", "-m", "sglang.launch_server", "vllm.entrypoints.openai.api_server",
-             "sglang", "sgl-omni", "sglang.cli"}
-
-
-def serve_arguments(command: str, model: str | None) -> list[str]:
-    """The serve command's own flags: launcher, model positional and --model / --model-path dropped."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        tokens = command.split()
-    out: list[str] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok in ("--model", "--model-path") and i + 1 < len(tokens):
-            i += 2
-            continue
-        if tok.startswith(("--model=", "--model-path=")) or tok == model:
-            i += 1
-            continue
-        if not out and not tok.startswith("-") or (not out and tok == "-m") or tok.rsplit("/", 1)[-1] in LAUNCHERS and not out:
-            i += 1  # the launcher (`python -m sglang.launch_server`, `vllm serve`) before the first flag
-            continue
-        out.append(tok)
-        i += 1
-    return out
+def serve_arguments(command: str) -> list[str]:
+    """The serve command's own flags: launcher and model (positional, --model or --model-path) dropped."""
+    return read_command(command).arguments()
 
 
 def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str]:
     model = env.get("model")
     command = env.get("serve_command") or ""
-    args = serve_arguments(command, str(model) if model else None) if command else []
+    args = serve_arguments(command) if command else []
     return {
         "model": str(model) if model else "<model>",
         "serve_args": shlex.join(args) if args else "<your other flags>",
@@ -354,26 +332,6 @@ def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str
         "tp": str(env.get("tp") or "<tp>"),
         "fixed_version": str((fixed_in or {}).get("version") or "<fixed version>"),
     }
-
-
-def _drop_flags(args: str, flags: set[str]) -> str:
-    """serve_args without the flags (and their values) a fix sets again."""
-    try:
-        tokens = shlex.split(args)
-    except ValueError:
-        return args
-    out, skip = [], False
-    for tok in tokens:
-        if skip:
-            skip = False
-            if not tok.startswith("-"):
-                continue
-        name = tok.split("=", 1)[0]
-        if name in flags:
-            skip = "=" not in tok
-            continue
-        out.append(tok)
-    return shlex.join(out)
 
 
 def fill(template: str, values: dict[str, str]) -> str:
@@ -384,7 +342,7 @@ def fill(template: str, values: dict[str, str]) -> str:
         after = template.split("{serve_args}", 1)[1]
         flags = {t.split("=", 1)[0] for t in after.split() if t.startswith("--")}
         if flags:
-            values["serve_args"] = _drop_flags(values["serve_args"], flags)
+            values["serve_args"] = without_flags(values["serve_args"], flags)
     out = template
     for name in PLACEHOLDERS:
         out = out.replace("{" + name + "}", values[name])

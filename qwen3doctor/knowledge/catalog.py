@@ -451,7 +451,7 @@ def _when(c: _Checker, node: _Node | None) -> tuple[dict, dict]:
             for f in flags:
                 if not f.startswith("-"):
                     c.err(ln(key, 1), f"when.{key}", f"{f!r} is not a flag (write --flag-name)")
-            from ..read.environment import canonical_flag
+            from ..read.command import canonical_flag
 
             out[key] = tuple(canonical_flag(f) for f in flags)
     if "env" in v:

@@ -15,6 +15,7 @@ import re
 from .. import vocab
 from ..model import Environment, Fact
 from ..versions import clean_version, parse_version
+from .command import read_command
 
 # how much a source is trusted, per kind of line
 P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
@@ -85,11 +86,6 @@ _CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?
 _CUDA_IN_SMI = re.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
 _NVCC = re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
 
-_FLAG_ALIASES = {
-    "-tp": "--tensor-parallel-size", "-pp": "--pipeline-parallel-size", "-dp": "--data-parallel-size",
-    "-q": "--quantization", "--tp": "--tp-size", "--dp": "--dp-size", "--pp": "--pp-size", "--ep": "--ep-size",
-    "--model-path": "--model-path", "-O": "--compilation-config",
-}
 _VALUE_FACTS = {
     "--tensor-parallel-size": "tp", "--tp-size": "tp", "--pipeline-parallel-size": "pp", "--pp-size": "pp",
     "--data-parallel-size": "dp", "--dp-size": "dp", "--ep-size": "ep", "--expert-parallel-size": "ep",
@@ -116,12 +112,6 @@ _MODEL_FILE_FAMILY = {
     "qwen3_omni": "qwen3-omni",
 }
 _FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
-
-
-def canonical_flag(flag: str) -> str:
-    flag = flag.split("=", 1)[0]
-    flag = _FLAG_ALIASES.get(flag, flag)
-    return flag.replace("_", "-") if flag.startswith("--") else flag
 
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
@@ -363,50 +353,25 @@ class EnvCollector:
 
     # -- commands and configs --------------------------------------------------------------------
     def _take_command(self, command: str, priority: int) -> None:
-        command = command.strip()
-        try:
-            tokens = shlex.split(command, comments=False)
-        except ValueError:
-            tokens = command.split()
-        if not tokens:
+        cmd = read_command(command.strip())
+        if not cmd.tokens:
             return
-        lowered = " ".join(tokens[:4]).lower()
-        if "sglang" in lowered or "sgl-omni" in lowered:
-            self.vote_engine("sglang", 5)
-            engine = "sglang"
-        else:
-            self.vote_engine("vllm", 5)
-            engine = "vllm"
+        engine = cmd.engine
+        self.vote_engine(engine, 5)
         if self.serve_command is None:
-            self.serve_command = shlex.join(tokens)
+            self.serve_command = shlex.join(cmd.tokens)
             self.put("serve_command", self.serve_command, "log: serve command", priority)
         self.flags_known = True
-        model = None
-        i = 0
-        while i < len(tokens):
-            tok = tokens[i]
-            if tok in ("serve",) and i + 1 < len(tokens) and not tokens[i + 1].startswith("-") and engine == "vllm":
-                model = tokens[i + 1]
-                i += 2
-                continue
-            if tok.startswith("-") and len(tok) > 1:
-                flag = canonical_flag(tok)
-                value = tok.split("=", 1)[1] if "=" in tok else None
-                if value is None and i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
-                    value = tokens[i + 1]
-                    i += 1
-                self.flags.add(flag)
-                if flag in ("--model", "--model-path"):
-                    model = value
-                elif flag in _VALUE_FACTS and value is not None:
-                    self.put(_VALUE_FACTS[flag], _number(value), "log: serve command", priority)
-                if flag == "--enforce-eager" or flag == "--disable-cuda-graph":
-                    self.put("cuda_graphs", "off", "log: serve command", priority)
-                if flag == "--compilation-config" and value and "NONE" in value.upper() and "cudagraph_mode" in value:
-                    self.put("cuda_graphs", "off", "log: serve command", priority)
-            i += 1
-        if model:
-            self.put("model", model, "log: serve command", priority)
+        for f in cmd.flags:
+            self.flags.add(f.name)
+            if f.name in _VALUE_FACTS and f.value is not None and f.name not in ("--model", "--model-path"):
+                self.put(_VALUE_FACTS[f.name], _number(f.value), "log: serve command", priority)
+            if f.name in ("--enforce-eager", "--disable-cuda-graph"):
+                self.put("cuda_graphs", "off", "log: serve command", priority)
+            if f.name == "--compilation-config" and f.value and "NONE" in f.value.upper() and "cudagraph_mode" in f.value:
+                self.put("cuda_graphs", "off", "log: serve command", priority)
+        if cmd.model:
+            self.put("model", cmd.model, "log: serve command", priority)
         self.put("engine_from_command", engine, "log: serve command", priority)
 
     def _take_config(self, text: str, source: str, *, colon: bool = False, sglang: bool = False) -> None:

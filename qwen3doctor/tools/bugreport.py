@@ -22,6 +22,7 @@ from .. import __version__
 from ..read.crash import BOILERPLATE, _CARET, _CHAIN, _EXC, _FRAME, _TB_HEAD, is_exception_type
 from ..knowledge.lookup import url_of
 from ..model import Crash, Report, Verdict
+from ..read.command import read_command
 from ..read.prefixes import peel
 from ..read.reader import clean
 from ..redact import Redactor
@@ -389,17 +390,13 @@ def command_block(report: Report) -> list[str]:
         return ["_The log does not show the serve command: add it here._"]
     command = shorten_paths(str(command))
     try:
-        tokens = shlex.split(command)
+        shlex.split(command)
     except ValueError:
         return ["```bash", command, "```"]
-    lines, current = [], []
-    for tok in tokens:
-        if tok.startswith("-") and current and tok not in ("-m", "-c"):  # `python -m sglang.launch_server` stays whole
-            lines.append(shlex.join(current))
-            current = []
-        current.append(tok)
-    if current:
-        lines.append(shlex.join(current))
+    cmd = read_command(command)  # one line for the launcher and model, then one per flag with its value
+    starts = sorted({0} | {f.start for f in cmd.flags if f.start >= cmd.launcher_end})
+    ends = starts[1:] + [len(cmd.tokens)]
+    lines = [shlex.join(cmd.tokens[a:b]) for a, b in zip(starts, ends) if b > a]
     return ["```bash", " \\\n  ".join(lines), "```"]
 
 
