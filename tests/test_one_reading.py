@@ -189,3 +189,19 @@ def test_one_serve_command_reader():
     assert sg.arguments() == ["--tp", "2", "--disable-radix-cache"]
     assert without_flags("--enforce-eager --tensor-parallel-size 8 --max-model-len 4096", {"--tensor-parallel-size"}) == (
         "--enforce-eager --max-model-len 4096")
+
+
+def test_report_reads_only_the_crash_lines_and_cuts_a_long_exception_line(catalog, tmp_path):
+    from qwen3doctor.tools.bugreport import MAX_SHOWN, numbered_lines, render, spans_of
+
+    crash = (EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log").read_text(encoding="utf-8")
+    huge = "ValueError: " + "x" * 3_000_000
+    p = tmp_path / "big.log"
+    p.write_text(access_lines(20_000) + crash + "Traceback (most recent call last):\n"
+                 '  File "/usr/lib/python3/dist-packages/vllm/x.py", line 1, in frob\n' + huge + "\n", encoding="utf-8")
+    report = diagnose_text(p.read_text(encoding="utf-8"), catalog, source=str(p))
+    lines = numbered_lines(str(p), spans_of(report))
+    assert len(lines) < 10_000  # not the 20,000 request lines
+    assert all(len(text) <= MAX_SHOWN + 40 for _, text in lines)
+    text, _ = render(report, lines)
+    assert "x" * 5000 not in text and "[cut: the line holds" in text

@@ -46,7 +46,8 @@ def report_cmd(
 
     from ..judge.pipeline import Overrides, diagnose_scan, scan_source
     from ..read.reader import open_source, stdin_is_terminal
-    from ..tools.bugreport import TEMPLATES, exit_code_of, numbered_lines, render, template_for
+    from ..judge.summary import IgnoreMatcher, exit_code_of
+    from ..tools.bugreport import TEMPLATES, numbered_lines, render, spans_of, template_for
 
     if template and template not in TEMPLATES:
         raise InputError(f"--template must be vllm or sglang, not {template!r}")
@@ -54,7 +55,7 @@ def report_cmd(
         raise InputError(f"--engine must be vllm or sglang, not {engine!r}")
     overrides = Overrides(options=options_of(engine, engine_version, model, quantization, gpu, env))
     fill_layers(overrides, env_file, env_auto)
-    catalog = load_setup(rules, disable)[0]
+    catalog, settings = load_setup(rules, disable)
     spool = None
     path = log
     if log == "-":  # read twice (diagnosis, then the crash lines): keep standard input in a temporary file
@@ -72,7 +73,7 @@ def report_cmd(
         finally:
             src.close()
         report = diagnose_scan(scan, catalog, log)
-        text, _ = render(report, numbered_lines(path), template)
+        text, _ = render(report, numbered_lines(path, spans_of(report)), template)
     finally:
         if spool is not None:
             os.unlink(spool.name)
@@ -80,4 +81,4 @@ def report_cmd(
     if output is not None:
         err(f"{output}: bug report written ({template_for(report, template)} issue template); read it once before you post")
     summary_line(report)
-    raise typer.Exit(exit_code_of(report))
+    raise typer.Exit(exit_code_of(report, settings.fail_on, IgnoreMatcher(settings.ignore, catalog)))

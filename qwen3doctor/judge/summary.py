@@ -99,6 +99,13 @@ def outcome_of(item: Input, report: Report, fingerprint: Fingerprint | None, ign
     return Outcome(item, "ignored" if hit else status, report, fingerprint, hit)
 
 
+def exit_code_of(report: Report, fail_on: str = "any", ignores: IgnoreMatcher | None = None) -> int:
+    """One diagnosed log's exit code, by the same policy (decide) as a batch's."""
+    from .fingerprint import of_report
+
+    return decide([outcome_of(None, report, of_report(report), ignores)], fail_on)[0]  # type: ignore[arg-type]
+
+
 def failed_input(item: Input, error: str) -> Outcome:
     return Outcome(item, "unreadable" if item.explicit else "skipped", error=error)
 

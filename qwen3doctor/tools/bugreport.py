@@ -24,7 +24,7 @@ from ..knowledge.lookup import url_of
 from ..model import Crash, Report, Verdict
 from ..read.command import read_command
 from ..read.prefixes import peel
-from ..read.reader import clean
+from ..read.reader import MAX_LINE, clean
 from ..redact import Redactor
 
 MAX_BLOCK_LINES = 90  # lines kept of one traceback after noise is cut
@@ -32,6 +32,7 @@ KEEP_HEAD_FRAMES, KEEP_TAIL_FRAMES = 6, 22  # a longer traceback keeps its outer
 MAX_CONTINUATION = 15  # message lines kept after the exception line
 MAX_SCAN = 4000  # lines looked at from a traceback's first line before giving up
 MAX_PROCESSES = 3  # failing processes shown whole
+MAX_SHOWN = 2000  # characters shown of one log line (a 5 MB exception message is not pasted whole)
 
 TEMPLATES = ("vllm", "sglang")
 ENV_ROWS = (
@@ -84,9 +85,20 @@ class Block:
 
 
 # -- reading the crash back out of the log ----------------------------------------------------------
-def numbered_lines(path: str) -> list[tuple[int, str]]:
-    """(line number, clean text) as the scanner numbers them: split on \\n, CR parts keep the number."""
+def spans_of(report: Report) -> list[tuple[int, int]]:
+    """The line ranges a report can show: from each crash's first line (its chain's), MAX_SCAN lines on."""
+    starts = sorted({min(c.line_no for c in (*crash.chained, crash)) for crash in report.crashes})
+    return [(n, n + MAX_SCAN) for n in starts]
+
+
+def numbered_lines(path: str, spans: list[tuple[int, int]] | None = None) -> list[tuple[int, str]]:
+    """(line number, clean text) as the scanner numbers them (split on \\n, CR parts keep the number), of the
+    lines inside `spans` only (all lines without spans). The log is streamed, never held: only those lines are
+    decoded and kept, each cut to MAX_SHOWN characters, and a line longer than the reader's limit is read in
+    bounded pieces."""
     out = []
+    spans = sorted(spans) if spans is not None else None
+    k = 0
     with open(path, "rb") as fh:
         head = fh.read(2)
         fh.seek(0)
@@ -95,11 +107,34 @@ def numbered_lines(path: str) -> list[tuple[int, str]]:
             import gzip
 
             stream = gzip.GzipFile(fileobj=fh)  # type: ignore[assignment]
-        for n, raw in enumerate(stream, 1):
-            text = raw.decode("utf-8", errors="replace")
+        n = 0
+        while True:
+            raw = stream.readline(MAX_LINE + 1)
+            if not raw:
+                break
+            n += 1
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                while True:  # the rest of an overlong line, in bounded pieces
+                    rest = stream.readline(MAX_LINE)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+            if spans is not None:
+                while k < len(spans) and spans[k][1] < n:
+                    k += 1
+                if k == len(spans):
+                    break
+                if n < spans[k][0]:
+                    continue
+            text = raw[: 4 * MAX_SHOWN].decode("utf-8", errors="replace")
             for part in text.rstrip("\r\n").split("\r"):
-                out.append((n, clean(part)))
+                out.append((n, _cut(clean(part), len(raw))))
     return out
+
+
+def _cut(text: str, size: int) -> str:
+    if len(text) <= MAX_SHOWN and size <= 4 * MAX_SHOWN:
+        return text
+    return f"{text[:MAX_SHOWN]} … [cut: the line holds {size} bytes]"
 
 
 def extract_block(lines: list[tuple[int, str]], crash: Crash) -> Block:
@@ -528,13 +563,3 @@ def _sglang(report: Report, blocks: list[Block], notes: list[str]) -> list[str]:
         "",
         *environment_table(report),
     ]
-
-
-def exit_code_of(report: Report) -> int:
-    from ..errors import EXIT_CLEAN, EXIT_FINDING, EXIT_UNEXPLAINED
-
-    if report.verdict is Verdict.FOUND:
-        return EXIT_FINDING
-    if report.verdict is Verdict.UNEXPLAINED:
-        return EXIT_UNEXPLAINED
-    return EXIT_CLEAN
