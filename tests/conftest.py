@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from qwen3doctor.knowledge.catalog import load_catalog, rule_dirs
+from qwen3doctor.knowledge.catalog import load_catalog
+
+from qwen3doctor.knowledge.discover import rule_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "logs"

@@ -123,11 +123,11 @@ def test_an_edited_rule_is_never_served_from_the_cache(tmp_path, monkeypatch):
     import os
     import time
 
-    from qwen3doctor.knowledge import catalog
+    from qwen3doctor.knowledge import rulecache
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("QWEN3DOCTOR_NO_CACHE", raising=False)
-    monkeypatch.setattr(catalog, "RACY_NS", 0)  # trust even a file written just now to its timestamps
+    monkeypatch.setattr(rulecache, "RACY_NS", 0)  # trust even a file written just now to its timestamps
     assert load_one(tmp_path, GOOD).rules["x"].title == "A test rule"
     path = tmp_path / "rules" / "vllm" / "x.yaml"
     old = time.time() - 600

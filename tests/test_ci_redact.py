@@ -115,7 +115,8 @@ def test_ordinary_engine_lines_are_left_alone():
 
 
 def test_redacting_a_report_keeps_its_types():
-    from qwen3doctor.knowledge.catalog import load_catalog, rule_dirs
+    from qwen3doctor.knowledge.catalog import load_catalog
+    from qwen3doctor.knowledge.discover import rule_dirs
     from qwen3doctor.model import Verdict
 
     report = diagnose_text(PLANTED["hf-token"][0] + "\nRuntimeError: token " + HF + " rejected\n", load_catalog(rule_dirs()))

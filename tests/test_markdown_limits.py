@@ -31,7 +31,8 @@ def _summary(folder, count: int, repeat: int = 1, sizes: list[int] | None = None
     for i in range(count):
         for k in range(sizes[i] if sizes else 1):
             (folder / f"job-{i:03d}-{k}.log").write_text(_log(i, repeat), encoding="utf-8")
-    from qwen3doctor.knowledge.catalog import load_catalog, rule_dirs
+    from qwen3doctor.knowledge.catalog import load_catalog
+    from qwen3doctor.knowledge.discover import rule_dirs
 
     return run(expand([str(folder)]).inputs, load_catalog(rule_dirs()), Options(jobs=1, redact=True))
 

@@ -22,9 +22,9 @@ def test_a_version_past_the_fix_demotes_with_a_note(catalog):
     engine = rule.engines[0]
     past = diagnose_text(text, catalog, overrides=Overrides(options={"engine": engine, "engine_version": "99.0.0"}))
     hit = [f for f in past.findings if f.rule_id == rule.id]
-    if hit:
-        assert hit[0].confidence == "low"
-        assert any(f"fixed in {fixed}" in n for n in hit[0].notes)
+    assert hit, "a version past the fix demotes the finding; it does not drop it"
+    assert hit[0].confidence == "low"
+    assert any(f"fixed in {fixed}" in n for n in hit[0].notes)
     before = diagnose_text(text, catalog, overrides=Overrides(options={"engine": engine, "engine_version": "0.0.1"}))
     top = [f for f in before.findings if f.rule_id == rule.id][0]
     assert top.fixes[0].command.startswith("pip install -U") and fixed in top.fixes[0].command

@@ -2,7 +2,9 @@
 
 import pytest
 
-from qwen3doctor.knowledge.catalog import load_catalog, rule_dirs
+from qwen3doctor.knowledge.catalog import load_catalog
+
+from qwen3doctor.knowledge.discover import rule_dirs
 from qwen3doctor.tools.ruletools import ReportCache, lint, rule_tests, run_test
 
 CATALOG = load_catalog(rule_dirs())

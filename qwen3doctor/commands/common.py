@@ -61,7 +61,8 @@ def _rules_main(ctx: typer.Context) -> None:
 
 
 def _catalog_for(rules: list[str] | None, disable: list[str] | None, skip_bad: bool = False):
-    from ..knowledge.catalog import load_catalog, rule_dirs
+    from ..knowledge.catalog import load_catalog
+    from ..knowledge.discover import rule_dirs
 
     catalog = load_catalog(rule_dirs(rules), disable=disable, strict=not skip_bad)
     for w in catalog.warnings:

@@ -48,7 +48,8 @@ def rules_show(rule_id: str, rules: Optional[List[str]] = RULES_OPT) -> None:
 def paths_catalog(paths: list[str] | None):
     """All rules, checked strictly; or, with paths, the named rules strictly and the rest leniently (a broken
     rule elsewhere becomes a warning), so one author's work in progress does not block another's."""
-    from ..knowledge.catalog import load_catalog, rule_dirs, rule_files
+    from ..knowledge.catalog import load_catalog
+    from ..knowledge.discover import rule_dirs, rule_files
 
     if not paths:
         return load_catalog(rule_dirs()), None

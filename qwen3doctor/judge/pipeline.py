@@ -33,9 +33,6 @@ class Overrides:
     local: dict[str, Fact] = field(default_factory=dict)  # qwen3doctor env facts, used where the log is silent
 
 
-OPTION_KEYS = ("engine", "engine_version", "model", "quantization", "gpu")
-
-
 def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Scan:
     """One pass over a log: the prefilter picks the lines worth reading; crashes, environment and the lines
     rule `log` patterns care about come out of those."""
@@ -77,18 +74,19 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
 
 
 def literal_index_for(catalog: Catalog) -> LiteralIndex:
-    cached = catalog.__dict__.get("_literal_index")
+    """The catalog's literal index, built once per loaded catalog."""
+    cached = catalog.derived.get("literal_index")
     if cached is None:
-        cached = catalog.__dict__["_literal_index"] = LiteralIndex(catalog.literals())
+        cached = catalog.derived["literal_index"] = LiteralIndex(catalog.literals())
     return cached
 
 
 def prefilter_for(catalog: Catalog, backend: str | None = None) -> Prefilter:
-    key = ("_prefilter", backend)
-    cached = catalog.__dict__.get("_prefilters", {}).get(key)
+    """The catalog's prefilter for one backend (None: the best installed), built once per loaded catalog."""
+    key = ("prefilter", backend)
+    cached = catalog.derived.get(key)
     if cached is None:
-        cached = make_prefilter(catalog.log_anchors(), backend=backend)
-        catalog.__dict__.setdefault("_prefilters", {})[key] = cached
+        cached = catalog.derived[key] = make_prefilter(catalog.log_anchors(), backend=backend)
     return cached
 
 
@@ -118,8 +116,6 @@ def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> E
         merged["quantization"] = Fact(q, "option")
     votes = collector.engine_votes
     derived = dict(merged)
-    if "engine_version" in derived and "engine" in derived:
-        pass
     envmod.derive(derived, votes)
     # a derived engine version must follow an overridden engine
     if "engine" in overrides.options and "engine_version" not in overrides.options:

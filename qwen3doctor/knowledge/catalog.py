@@ -8,11 +8,6 @@ before `load_catalog` raises RuleError.
 from __future__ import annotations
 
 import difflib
-import gc
-import hashlib
-import os
-import pickle
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,15 +15,16 @@ from typing import Any
 import regex
 import yaml
 
-from .. import bundled as package_files, vocab
-from ..cache import CACHE_ENV, CACHE_KEEP, cache_dir, prune
+from .. import vocab
 from ..errors import RuleError
+from .discover import ENGINE_DIRS, rule_files
+from .generic import GENERIC_EXCEPTIONS, GENERIC_FRAMES, GENERIC_MESSAGES
 from .patterns import compile_pattern, gate_of, literal_anchors
+from .rulecache import cached_compile
 from ..model import Clause, Fix, Rule
 from ..versions import compile_range
 
 MAX_RULE_BYTES = 256 * 1024
-ENGINE_DIRS = {"vllm": ("vllm",), "sglang": ("sglang",), "common": ("vllm", "sglang")}
 STATUSES = ("confirmed", "likely", "unconfirmed")
 TOP_FIELDS = (
     "title", "status", "references", "aliases", "families", "match", "supports", "when", "cause",
@@ -43,50 +39,7 @@ TEST_FIELDS = ("match", "no_match")
 REFERENCE = regex.compile(r"^(?:vllm|sglang)#\d+$|^[\w.-]+/[\w.-]+#\d+$")
 ID = regex.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
-# Messages every crash of a class shares: a message pattern that matches one of them is generic.
-GENERIC_MESSAGES = (
-    "CUDA error: an illegal memory access was encountered",
-    "RuntimeError: CUDA error: an illegal memory access was encountered",
-    "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
-    "CUDA error: device-side assert triggered",
-    "CUDA error: unspecified launch failure",
-    "CUDA error: misaligned address",
-    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
-    "NCCL error: unhandled system error",
-    "NCCL error: unhandled cuda error",
-    "Engine core initialization failed. See root cause above.",
-    "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
-    "Segmentation fault (core dumped)",
-    "ValueError: Model architectures ['Qwen3ForCausalLM'] failed to be inspected. Please check the logs for more details.",
-    "RuntimeError: Error in inspecting model architecture 'Qwen3MoeForCausalLM'",
-    "Fatal Python error: Aborted",
-    "AssertionError",
-    "KeyError",
-    "RuntimeError",
-    "ValueError",
-    "Killed",
-)
-# Exception types too common to tell one root cause from another.
-GENERIC_EXCEPTIONS = (
-    "KeyError", "ValueError", "RuntimeError", "AssertionError", "TypeError", "AttributeError", "IndexError",
-    "Exception", "NotImplementedError", "ImportError", "OSError", "torch.AcceleratorError", "torch.OutOfMemoryError",
-    "torch.cuda.OutOfMemoryError", "ZeroDivisionError",
-)
-# Function names every engine traceback passes through: a frame pattern that matches one says nothing.
-GENERIC_FRAMES = (
-    "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
-    "inner", "decorate_context", "_fn", "apply", "load_model", "load_weights", "get_model", "execute_model",
-    "_model_forward", "worker_busy_loop", "worker_main", "run_engine_core", "run_busy_loop", "step", "__getitem__",
-    "run_scheduler_process", "event_loop_normal", "event_loop_overlap", "run_batch", "forward_batch_generation",
-    "initialize", "capture", "capture_one_batch_size", "run_once", "collective_rpc", "run_method", "from_pretrained",
-    "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client", "create_engine_config",
-)
-BUNDLED_ENV = "QWEN3DOCTOR_RULES"
 PATTERN_TIMEOUT = 0.25  # seconds one rule pattern may spend on one piece of text
-
-
-def bundled_rules_dir() -> Path:
-    return package_files.rules_dir()
 
 
 @dataclass
@@ -97,12 +50,7 @@ class Catalog:
     by_alias: dict[str, str] = field(default_factory=dict)
     by_reference: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-
-    def clauses(self, kinds: tuple[str, ...] = ("frames", "exception", "message", "log")):
-        for rule in self.rules.values():
-            for clause in rule.clauses():
-                if clause.kind in kinds:
-                    yield rule, clause
+    derived: dict = field(default_factory=dict, repr=False, compare=False)  # built from the rules on first use (prefilters)
 
     def literals(self) -> set[tuple[str, bool]]:
         """Every literal the rules' clauses name (computed per rule when it is compiled)."""
@@ -540,51 +488,6 @@ def _tests(c: _Checker, node: _Node | None, base: Path) -> dict[str, tuple[Any, 
     return out
 
 
-# -- discovery --------------------------------------------------------------------------------------
-
-def rule_files(root: Path) -> list[tuple[Path, str]]:
-    """(file, engine folder) for every rule under root; root may also be a single file."""
-    return [(Path(name), engine_dir) for name, engine_dir in _rule_file_names(root)]
-
-
-def _rule_file_names(root: Path) -> list[tuple[str, str]]:
-    """rule_files as plain strings (a cache check walks a thousand rules on every start): *.yaml, then
-    *.yml, each in path order, skipping README.yaml and anything under a dot-folder."""
-    if root.is_file():
-        return [(str(root), _engine_dir_of(root.parent.parts))]
-    top = str(root)
-    found: dict[str, list[tuple[list[str], str]]] = {".yaml": [], ".yml": []}
-    for folder, subdirs, names in os.walk(top):
-        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
-        rel = os.path.relpath(folder, top)
-        parts = [] if rel == "." else rel.split(os.sep)
-        for name in names:
-            ext = os.path.splitext(name)[1]
-            if ext in found and name.lower() != "readme.yaml" and not name.startswith("."):
-                found[ext].append((parts + [name], os.path.join(folder, name)))
-    top_parts = root.parts
-    out = []
-    for ext in (".yaml", ".yml"):
-        for parts, name in sorted(found[ext]):  # by path parts, as Path sorts
-            out.append((name, _engine_dir_of(top_parts + tuple(parts[:-1]))))
-    return out
-
-
-def _engine_dir_of(parts: tuple[str, ...]) -> str:
-    for part in reversed(parts):
-        if part in ENGINE_DIRS:
-            return part
-    return "common"
-
-
-def rule_dirs(extra: list[str] | None = None, *, bundled: bool = True) -> list[Path]:
-    dirs = [bundled_rules_dir()] if bundled else []
-    env = os.environ.get(BUNDLED_ENV, "")
-    dirs += [Path(p) for p in env.split(os.pathsep) if p.strip()]
-    dirs += [Path(p) for p in extra or []]
-    return dirs
-
-
 def _compile_all(dirs: list[Path]) -> tuple[dict[str, Rule], dict[str, str], list[str]]:
     problems: list[str] = []
     rules: dict[str, Rule] = {}
@@ -609,106 +512,9 @@ def _compile_all(dirs: list[Path]) -> tuple[dict[str, Rule], dict[str, str], lis
     return rules, origin, problems
 
 
-def _cache_key(dirs: list[Path]) -> str:
-    """Keyed by the rules' content (and where they are shown from), so an edit is never served stale.
-
-    Reading and hashing a thousand rule files on every start is the slow part, so the content key is also
-    remembered under the files' stat signature (size, mtime, ctime, inode): any write changes the ctime,
-    and then the files are read and hashed again. As with git's index, files written in the last seconds
-    are not trusted to their timestamps, so no memo is kept while they are that fresh."""
-    from .. import __version__
-
-    head = [f"{__version__}\0{Path.cwd()}\0"]
-    for module in package_files.modules():  # the code that compiles rules, subpackages included
-        st = module.stat()
-        head.append(f"{module.relative_to(package_files.ROOT).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0")
-    files: list[tuple[str, str]] = []
-    for d in dirs:
-        head.append(f"dir\0{d.resolve() if d.exists() else d}\0")
-        if d.exists():
-            files.extend(_rule_file_names(d))
-    signature = hashlib.sha256("".join(head).encode())
-    newest = 0
-    for name, engine_dir in files:
-        try:
-            st = os.stat(name)
-        except OSError:
-            signature.update(f"{name}\0unreadable\0".encode())
-            continue
-        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
-        signature.update(f"{name}\0{engine_dir}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0".encode())
-    memo = cache_dir() / f"key-{signature.hexdigest()[:32]}"
-    try:
-        key = memo.read_text(encoding="ascii")
-        if len(key) == 32 and all(ch in "0123456789abcdef" for ch in key):
-            return key
-    except (OSError, UnicodeDecodeError):
-        pass
-    h = hashlib.sha256("".join(head).encode())
-    for name, engine_dir in files:
-        h.update(f"{name}\0{engine_dir}\0".encode())
-        try:
-            with open(name, "rb") as fh:
-                h.update(fh.read())
-        except OSError:
-            h.update(b"\0unreadable")
-    key = h.hexdigest()[:32]
-    if time.time_ns() - newest > RACY_NS:
-        try:
-            memo.parent.mkdir(parents=True, exist_ok=True)
-            tmp = memo.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(key, encoding="ascii")
-            os.replace(tmp, memo)
-            prune(memo.parent, "key-*", keep=4 * CACHE_KEEP)
-        except OSError:
-            pass
-    return key
-
-
-RACY_NS = 3_000_000_000  # a rule written this recently (3 s) may change again within its timestamp's grain
-
-
-def _cached_compile(dirs: list[Path], use_cache: bool):
-    if not use_cache or os.environ.get(CACHE_ENV):
-        return _compile_all(dirs)
-    key = _cache_key(dirs)
-    target = cache_dir() / f"catalog-{key}.pickle"
-    try:
-        with open(target, "rb") as fh:
-            return _unpickle(fh.read())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-        pass
-    result = _compile_all(dirs)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as fh:
-            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, target)
-        prune(target.parent, "catalog-*.pickle")
-    except OSError:
-        pass  # a read-only home is no reason to fail
-    return result
-
-
-def _unpickle(data: bytes):
-    """Unpickle without the cyclic collector, which would walk the half-built rule objects again and again
-    (a third of the time with a thousand rules), then freeze them: they live as long as the process and
-    form no cycles, so later collections need not walk them either."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        result = pickle.loads(data)
-        gc.freeze()
-        return result
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: bool = True, cache: bool = True) -> Catalog:
     """Load every rule under dirs (later dirs replace earlier ones' rules with the same id)."""
-    rules, origin, problems = _cached_compile(dirs, cache)
+    rules, origin, problems = cached_compile(dirs, cache, _compile_all)
     problems = list(problems)
     catalog = Catalog()
     disabled = set(disable or ())

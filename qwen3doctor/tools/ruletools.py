@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..knowledge.catalog import Catalog
 from ..judge.pipeline import diagnose_source, diagnose_text
-from ..model import Report, Rule
+from ..model import Report
 from ..read.reader import open_source
 from ..errors import InputError
 

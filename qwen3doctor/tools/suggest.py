@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..knowledge.catalog import GENERIC_FRAMES
+from ..knowledge.generic import GENERIC_FRAMES
 from ..errors import InputError
 from ..judge.fingerprint import Fingerprint, of_crash, template_regex
 from ..read.inputs import Input
