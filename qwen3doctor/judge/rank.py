@@ -278,7 +278,7 @@ SHARED_NOTE = "its evidence is shared with {others}: the clause that would tell 
 
 def _strong_hits(f: Finding) -> frozenset[str]:
     return frozenset(ev.text for ev in f.evidence if ev.state == "hit" and ev.clause.startswith("match")
-                     and not ev.text.endswith(" (generic)"))
+                     and not ev.generic)
 
 
 def _tie_shared(findings: list[Finding]) -> list[Finding]:

@@ -52,6 +52,13 @@ class Catalog:
     warnings: list[str] = field(default_factory=list)
     derived: dict = field(default_factory=dict, repr=False, compare=False)  # built from the rules on first use (prefilters)
 
+    def clauses(self, kinds: tuple[str, ...] = ("frames", "exception", "message", "log")):
+        """(rule, clause) for every clause of the given kinds."""
+        for rule in self.rules.values():
+            for clause in rule.clauses():
+                if clause.kind in kinds:
+                    yield rule, clause
+
     def literals(self) -> set[tuple[str, bool]]:
         """Every literal the rules' clauses name (computed per rule when it is compiled)."""
         return set().union(*(rule.literals for rule in self.rules.values()))
