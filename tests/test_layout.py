@@ -92,3 +92,25 @@ def test_a_wrong_way_edge_is_caught():
     assert len(violations(wrong)) == 4
     assert violations([("qwen3doctor.tools.watch", "qwen3doctor.render.plain"),
                        ("qwen3doctor.read.envfile", "qwen3doctor.read.environment")]) == []
+
+
+def test_the_readme_module_map_names_every_module():
+    import re
+
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] not in ("Where", "---"):
+            rows[cells[0].strip("`").rstrip("/")] = set(re.findall(r"`(\w+)(?:\.py)?`", cells[1] + cells[0]))
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if path.name == "__init__.py":
+            continue
+        where = rel.parts[0] if len(rel.parts) > 1 else ("cli.py" if rel.stem == "cli" else "nouns")
+        names = rows.get(where.removesuffix(".py") if where == "cli.py" else where, set())
+        if where != "cli.py" and rel.stem not in names:
+            missing.append(str(rel))
+    assert "cli.py" in rows and missing == []
