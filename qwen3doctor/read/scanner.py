@@ -508,25 +508,24 @@ def _line_starts(data: bytes, lo: int, hi: int, prefilter: Prefilter, first_line
             if start == 0:
                 break
     for start in [s for s, why in keep.items() if why & CRASH]:
-        nxt = start
-        for _ in range(AFTER_CRASH):
-            nl = data.find(b"\n", nxt, hi)
-            if nl == -1 or nl + 1 >= hi:
-                break
-            nxt = nl + 1
-            keep[nxt] = keep.get(nxt, 0) | WHOLE
+        _keep_following(data, start, hi, AFTER_CRASH, keep)
     # a kept line that ends in a backslash (a shell command continued) brings the lines that continue it
     for start in [s for s in keep if _continues(data, s, hi)]:
-        nxt = start
-        for _ in range(MAX_CONTINUATION):
-            nl = data.find(b"\n", nxt, hi)
-            if nl == -1 or nl + 1 >= hi:
-                break
-            nxt = nl + 1
-            keep[nxt] = keep.get(nxt, 0) | WHOLE
-            if not _continues(data, nxt, hi):
-                break
+        _keep_following(data, start, hi, MAX_CONTINUATION, keep, lambda nxt: _continues(data, nxt, hi))
     return sorted(keep.items())
+
+
+def _keep_following(data, start: int, hi: int, count: int, keep: dict[int, int], go_on=None) -> None:
+    """Keep whole up to `count` lines after the line at `start` (within `hi`), while `go_on(next_start)` holds."""
+    nxt = start
+    for _ in range(count):
+        nl = data.find(b"\n", nxt, hi)
+        if nl == -1 or nl + 1 >= hi:
+            break
+        nxt = nl + 1
+        keep[nxt] = keep.get(nxt, 0) | WHOLE
+        if go_on is not None and not go_on(nxt):
+            break
 
 
 def _continues(data: bytes, start: int, hi: int) -> bool:
