@@ -1,15 +1,18 @@
-"""A folder of mixed CI logs built from the bundled example logs, shared by the CI-mode tests.
+"""A folder of mixed CI logs built from copies of bundled example logs, shared by the CI-mode tests.
 
-    logs/nightly-a/server.log       vllm#34948  (examples/logs/vllm/qwen3.5-gdn-prefill-ima-tp8.log)
-    logs/nightly-b/server.log.gz    vllm#34948  (gzip of examples/logs/vllm/gdn-cudagraph-illegal-memory-access--vllm-34948.log)
-    logs/nightly-c/server.log       vllm#39025  (examples/logs/vllm/gdn-null-block-id-cudagraph-padding--vllm-39025.log)
+    logs/nightly-a/server.log       vllm#34948  (tests/data/examples/logs/vllm/qwen3.5-gdn-prefill-ima-tp8.log)
+    logs/nightly-b/server.log.gz    vllm#34948  (gzip of .../vllm/gdn-cudagraph-illegal-memory-access--vllm-34948.log)
+    logs/nightly-c/server.log       vllm#39025  (.../vllm/gdn-null-block-id-cudagraph-padding--vllm-39025.log)
     logs/nightly-d/worker.log       an unexplained crash, with planted secrets (tests/data/ci/unknown-crash.log)
     logs/nightly-e/server.log       no crash (tests/data/ci/clean.log)
     logs/nightly-f/core.log         binary: skipped with a warning in a folder scan
     logs/README.md                  not a log name: never read
 
-The golden files hold whole reports, so a change to a rule or to what the engine reads from these logs shows
-up in them too. Regenerate them after an intended change, and read the diff:
+The renderer tests run the command line through `run_fixed`: the bundled rules are swapped for the four
+rules copied under tests/data/rules (tests/fixed_rules_cli.py), and the logs above are copies under
+tests/data/examples/logs (the fixed rules' own tests name them there). So an edit to rules/ or examples/ leaves
+the golden files alone; they change when the engine's reading or a renderer does. Regenerate them after an
+intended change, and read the diff:
 
     QWEN3DOCTOR_UPDATE_GOLDEN=1 pytest tests/test_ci_formats.py && git diff tests/golden
 """
@@ -24,15 +27,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import DATA, EXAMPLES, ROOT
+from conftest import DATA, ROOT
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("QWEN3DOCTOR_UPDATE_GOLDEN") == "1"
 CI_DATA = DATA / "ci"
+FIXED_RULES = DATA / "rules"  # four vllm rules copied from rules/vllm
+FIXED_LOGS = DATA / "examples" / "logs"  # the example logs they and the mixed folder need
+FIXED_CLI = Path(__file__).resolve().parent / "fixed_rules_cli.py"
 
-KNOWN_A = EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
-KNOWN_B = EXAMPLES / "vllm" / "gdn-cudagraph-illegal-memory-access--vllm-34948.log"
-KNOWN_C = EXAMPLES / "vllm" / "gdn-null-block-id-cudagraph-padding--vllm-39025.log"
+KNOWN_A = FIXED_LOGS / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
+KNOWN_B = FIXED_LOGS / "vllm" / "gdn-cudagraph-illegal-memory-access--vllm-34948.log"
+KNOWN_C = FIXED_LOGS / "vllm" / "gdn-null-block-id-cudagraph-padding--vllm-39025.log"
 UNKNOWN = CI_DATA / "unknown-crash.log"
 CLEAN = CI_DATA / "clean.log"
 BINARY = bytes(range(256)) * 16 + b"\x00" * 64
@@ -53,11 +59,20 @@ def build_mixed(root: Path) -> Path:
     return root
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, stdin: str | None = None, timeout: int = 180):
-    full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "QWEN3DOCTOR_IGNORE")}
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, stdin: str | None = None, timeout: int = 180,
+            fixed: bool = False):
+    """The command line in a subprocess; with fixed, on the fixed rule set instead of the bundled rules."""
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "QWEN3DOCTOR_IGNORE", "QWEN3DOCTOR_RULES")}
     full_env.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)}, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "qwen3doctor.cli", *args], cwd=cwd, input=stdin, capture_output=True,
+    command = [str(FIXED_CLI)] if fixed else ["-m", "qwen3doctor.cli"]
+    return subprocess.run([sys.executable, *command, *args], cwd=cwd, input=stdin, capture_output=True,
                           text=True, env=full_env, timeout=timeout)
+
+
+def run_fixed(*args: str, **kwargs):
+    """run_cli on the fixed rule set (the renderer tests and their golden files)."""
+    return run_cli(*args, fixed=True, **kwargs)
 
 
 def normalise(text: str) -> str:

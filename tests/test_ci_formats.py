@@ -1,5 +1,6 @@
-"""Every output format of a multi-log scan, against a golden file built from the bundled example logs
-(tests/ci_fixtures.py builds the folder), plus what each format must hold whatever the rules say."""
+"""Every output format of a multi-log scan, against a golden file built from copies of example logs on the
+fixed rule set under tests/data/rules (tests/ci_fixtures.py builds the folder and runs the command line), plus
+what each format must hold whatever the rules say."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ci_fixtures import build_mixed, check_golden, run_cli
+from ci_fixtures import build_mixed, check_golden, run_fixed
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def outputs(mixed):
     """Each format's stdout for the same folder (two workers, as in CI)."""
     out = {}
     for fmt in ("plain", "json", "github", "markdown", "junit"):
-        r = run_cli("diagnose", "logs", "--format", fmt, "--jobs", "2", cwd=mixed)
+        r = run_fixed("diagnose", "logs", "--format", fmt, "--jobs", "2", cwd=mixed)
         assert r.returncode == 1, (fmt, r.stderr)
         assert "Traceback" not in r.stderr
         out[fmt] = r
@@ -37,7 +38,7 @@ def test_format_matches_its_golden_file(outputs, fmt, golden):
 
 
 def test_single_log_markdown_golden(mixed):
-    r = run_cli("diagnose", "logs/nightly-c/server.log", "--format", "markdown", cwd=mixed)
+    r = run_fixed("diagnose", "logs/nightly-c/server.log", "--format", "markdown", cwd=mixed)
     assert r.returncode == 1
     assert "```mermaid" not in r.stdout  # a chart of one slice says nothing
     check_golden("ci-single.md", r.stdout)
@@ -116,7 +117,7 @@ def test_junit_one_case_per_input(outputs):
 
 
 def test_junit_failures_follow_fail_on(mixed):
-    r = run_cli("diagnose", "logs", "--format", "junit", "--fail-on", "known", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "--format", "junit", "--fail-on", "known", cwd=mixed)
     assert r.returncode == 1
     suite = ET.fromstring(r.stdout).find("testsuite")
     assert suite.attrib["failures"] == "3"  # the unexplained crash passes, with its diagnosis in system-out
@@ -125,25 +126,25 @@ def test_junit_failures_follow_fail_on(mixed):
 
 
 def test_rich_summary_table_has_counts_and_bars(mixed):
-    r = run_cli("diagnose", "logs", "--format", "rich", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "--format", "rich", cwd=mixed)
     tail = r.stdout[r.stdout.index("6 logs:"):]
     assert "██" in tail and "vllm#34948" in tail and "Verdict: exit 1" in tail
 
 
 def test_output_file_and_format_from_its_suffix(mixed):
-    r = run_cli("diagnose", "logs", "--output", "report.md", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "--output", "report.md", cwd=mixed)
     assert r.returncode == 1 and r.stdout == ""
     assert (mixed / "report.md").read_text().startswith("## qwen3doctor: 6 logs:")
-    r = run_cli("diagnose", "logs", "--output", "report.xml", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "--output", "report.xml", cwd=mixed)
     assert ET.parse(mixed / "report.xml").getroot().tag == "testsuites"
-    r = run_cli("diagnose", "logs", "--output", "no/such/dir/report.md", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "--output", "no/such/dir/report.md", cwd=mixed)
     assert r.returncode == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_auto_is_github_inside_actions_and_appends_the_step_summary(mixed, tmp_path):
     summary = tmp_path / "step-summary.md"
     summary.write_text("earlier step\n")
-    r = run_cli("diagnose", "logs", cwd=mixed, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    r = run_fixed("diagnose", "logs", cwd=mixed, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
     assert r.returncode == 1 and "::error title=qwen3doctor" in r.stdout
     text = summary.read_text()
     assert text.startswith("earlier step\n## qwen3doctor: 6 logs:") and "```mermaid" in text
@@ -156,7 +157,7 @@ def test_github_stays_within_the_annotation_limits(tmp_path):
     logs.mkdir()
     for i in range(14):  # fourteen different unexplained crashes
         (logs / f"worker-{i:02d}.log").write_text(UNKNOWN.read_text().replace("_frobnicate_block_table", f"_step_{i}_" + "x" * 300))
-    r = run_cli("diagnose", "logs", "--format", "github", cwd=tmp_path)
+    r = run_fixed("diagnose", "logs", "--format", "github", cwd=tmp_path)
     assert r.returncode == 3
     errors = [line for line in r.stdout.splitlines() if line.startswith("::error ")]
     assert len(errors) == 10  # GitHub shows ten per level: nine groups, and one naming the other five
@@ -170,13 +171,13 @@ def test_auto_inside_actions_redirected_to_a_file_is_plain(mixed, tmp_path):
     import subprocess
     import sys
 
-    from ci_fixtures import ROOT
+    from ci_fixtures import FIXED_CLI, ROOT
 
     out = tmp_path / "report.txt"
     env = {k: v for k, v in __import__("os").environ.items() if k != "GITHUB_STEP_SUMMARY"}
     env.update(GITHUB_ACTIONS="true", NO_COLOR="1", PYTHONPATH=str(ROOT))
     with open(out, "w") as fh:
-        r = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", "logs"], cwd=mixed, stdout=fh,
+        r = subprocess.run([sys.executable, str(FIXED_CLI), "diagnose", "logs"], cwd=mixed, stdout=fh,
                            stderr=subprocess.PIPE, text=True, env=env, timeout=180)
     assert r.returncode == 1
     text = out.read_text()
@@ -184,9 +185,24 @@ def test_auto_inside_actions_redirected_to_a_file_is_plain(mixed, tmp_path):
 
 
 def test_github_annotation_of_unreadable_inputs_gives_each_reason(mixed):
-    r = run_cli("diagnose", "logs", "logs/gone.log", "--format", "github", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "logs/gone.log", "--format", "github", cwd=mixed)
     assert r.returncode == 2
     error = next(line for line in r.stdout.splitlines() if line.startswith("::error title=qwen3doctor%3A unreadable"))
     assert "%0Alogs/gone.log: no such file" in error
     warning = next(line for line in r.stdout.splitlines() if line.startswith("::warning title=qwen3doctor%3A skipped"))
     assert "binary" in warning
+
+
+def test_the_renderer_tests_see_only_the_fixed_rule_set(tmp_path):
+    """The golden files above come from the four rules under tests/data/rules, not from rules/: those load, lint
+    clean and pass their own tests on the copied logs, and no bundled rule is in the catalog."""
+    r = run_fixed("rules", "list", "--format", "json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert sorted(row["id"] for row in json.loads(r.stdout)) == [
+        "flashinfer-cudnn-workspace-resize-under-cudagraph", "gdn-cudagraph-illegal-memory-access",
+        "gdn-null-block-id-cudagraph-padding", "qwen3-next-gdn-illegal-memory-access"]
+    lint = run_fixed("rules", "lint", cwd=tmp_path)
+    assert lint.returncode == 0 and "4 rule(s) OK" in lint.stderr, lint.stdout + lint.stderr
+    tests = run_fixed("rules", "test", cwd=tmp_path)
+    assert tests.returncode == 0 and tests.stdout.strip().endswith("passed, 0 failed"), tests.stdout
+    assert int(tests.stdout.split()[-4]) >= 20  # every match / no_match log of the four rules was found and run

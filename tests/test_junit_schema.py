@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import xmlschema
 
-from ci_fixtures import build_mixed, run_cli
+from ci_fixtures import build_mixed, run_fixed
 from conftest import DATA
 
 
@@ -29,7 +29,7 @@ def _valid(schema, xml: str) -> ET.Element:
 
 
 def test_a_folder_of_every_outcome_validates(schema, mixed):
-    r = run_cli("diagnose", "logs", "--format", "junit", "--ignore", "vllm#39025", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "--format", "junit", "--ignore", "vllm#39025", cwd=mixed)
     root = _valid(schema, r.stdout)
     kinds = {tuple(child.tag for child in case) for case in root.iter("testcase")}
     assert {("failure",), ("skipped",), ()} <= kinds
@@ -39,7 +39,7 @@ def test_a_folder_of_every_outcome_validates(schema, mixed):
 def test_an_unreadable_named_input_and_an_empty_one_validate(schema, mixed, tmp_path):
     empty = tmp_path / "empty.log"
     empty.write_text("")
-    r = run_cli("diagnose", str(empty), "logs/nightly-e/server.log", str(tmp_path / "gone.log"), "--format", "junit", cwd=mixed)
+    r = run_fixed("diagnose", str(empty), "logs/nightly-e/server.log", str(tmp_path / "gone.log"), "--format", "junit", cwd=mixed)
     assert r.returncode == 2
     root = _valid(schema, r.stdout)
     assert [c.tag for c in root.iter("testcase") if len(c)] == ["testcase"] and root.attrib["errors"] == "1"
@@ -47,7 +47,7 @@ def test_an_unreadable_named_input_and_an_empty_one_validate(schema, mixed, tmp_
 
 def test_the_old_testsuites_skipped_attribute_is_what_the_schema_refuses(schema, mixed):
     """The check itself can fail: the output of before the fix (skipped= on <testsuites>) is refused."""
-    r = run_cli("diagnose", "logs", "--format", "junit", cwd=mixed)
+    r = run_fixed("diagnose", "logs", "--format", "junit", cwd=mixed)
     root = ET.fromstring(r.stdout)
     root.set("skipped", "1")
     assert any("skipped" in str(e.reason) for e in schema.iter_errors(ET.tostring(root, encoding="unicode")))

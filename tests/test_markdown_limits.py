@@ -31,10 +31,11 @@ def _summary(folder, count: int, repeat: int = 1, sizes: list[int] | None = None
     for i in range(count):
         for k in range(sizes[i] if sizes else 1):
             (folder / f"job-{i:03d}-{k}.log").write_text(_log(i, repeat), encoding="utf-8")
-    from qwen3doctor.knowledge.catalog import load_catalog
-    from qwen3doctor.knowledge.discover import rule_dirs
+    from ci_fixtures import FIXED_RULES
 
-    return run(expand([str(folder)]).inputs, load_catalog(rule_dirs()), Options(jobs=1, redact=True))
+    from qwen3doctor.knowledge.catalog import load_catalog
+
+    return run(expand([str(folder)]).inputs, load_catalog([FIXED_RULES]), Options(jobs=1, redact=True))
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +94,7 @@ def test_evidence_in_backticks_becomes_inline_code_and_the_rest_is_escaped():
 
 
 def test_the_cli_keeps_the_step_summary_file_under_the_limit(tmp_path):
-    from ci_fixtures import run_cli
+    from ci_fixtures import run_fixed
 
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -101,7 +102,7 @@ def test_the_cli_keeps_the_step_summary_file_under_the_limit(tmp_path):
         (logs / f"rank-{i}.log").write_text(_log(i, repeat=20), encoding="utf-8")
     summary = tmp_path / "step-summary.md"
     summary.write_bytes(b"earlier step\n" + b"x" * (markdown.STEP_SUMMARY_LIMIT - 8_000))
-    r = run_cli("diagnose", "logs", "--format", "github", cwd=tmp_path, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    r = run_fixed("diagnose", "logs", "--format", "github", cwd=tmp_path, env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert r.returncode == 3, r.stderr
     size = summary.stat().st_size
     assert markdown.STEP_SUMMARY_LIMIT - 8_000 < size <= markdown.STEP_SUMMARY_LIMIT

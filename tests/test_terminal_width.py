@@ -12,13 +12,14 @@ import unicodedata
 
 import pytest
 
-from conftest import EXAMPLES
+from ci_fixtures import FIXED_CLI, KNOWN_A
 
 pty = pytest.importorskip("pty")
 fcntl = pytest.importorskip("fcntl")
 termios = pytest.importorskip("termios")
 
-EXAMPLE = EXAMPLES / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
+EXAMPLE = KNOWN_A
+CLI = [sys.executable, str(FIXED_CLI)]  # on the fixed rule set, as the other renderer tests
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 BORDER = "│╭╰╮╯"
 
@@ -39,7 +40,7 @@ def in_pty(args: list[str], cols: int, rows: int = 60, cwd=None) -> str:
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
             if cwd is not None:
                 os.chdir(cwd)
-            os.execve(sys.executable, [sys.executable, "-m", "qwen3doctor.cli", *args], _env())
+            os.execve(sys.executable, [*CLI, *args], _env())
         finally:
             os._exit(127)
     out = b""
@@ -59,7 +60,7 @@ def width(line: str) -> int:
 
 @pytest.fixture(scope="module")
 def fixes():
-    r = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(EXAMPLE), "--format", "json"],
+    r = subprocess.run([*CLI, "diagnose", str(EXAMPLE), "--format", "json"],
                        capture_output=True, text=True, env=_env(), timeout=120)
     found = json.loads(r.stdout)["findings"][0]
     return found["title"], [f["command"] for f in found["fixes"] if f["command"]]
@@ -95,7 +96,7 @@ def test_the_summary_table_fits_80_columns(tmp_path):
 
 
 def test_columns_sets_the_width_when_output_is_not_a_terminal():
-    r = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(EXAMPLE), "--format", "rich"],
+    r = subprocess.run([*CLI, "diagnose", str(EXAMPLE), "--format", "rich"],
                        capture_output=True, text=True, env=dict(_env(), COLUMNS="100"), timeout=120)
     boxed = [line for line in ANSI.sub("", r.stdout).splitlines() if line[:1] in BORDER]
     assert boxed and {width(line) for line in boxed} == {100}
