@@ -161,6 +161,73 @@ def test_every_command_reads_the_project_settings(tmp_path):
     assert r.returncode == 2 and "no rule is known" in r.stderr
 
 
+
+TEAM_LOG = """\
+INFO 06-02 09:14:03 [api_server.py:1351] vLLM API server version 0.11.0
+(EngineCore_DP0 pid=4121) ERROR 06-02 09:20:11 [core.py:710] EngineCore encountered a fatal error.
+(EngineCore_DP0 pid=4121) ERROR 06-02 09:20:11 [core.py:710] Traceback (most recent call last):
+(EngineCore_DP0 pid=4121) ERROR 06-02 09:20:11 [core.py:710]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run_engine_core
+(EngineCore_DP0 pid=4121) ERROR 06-02 09:20:11 [core.py:710]     engine_core.run_busy_loop()
+(EngineCore_DP0 pid=4121) ERROR 06-02 09:20:11 [core.py:710]   File "/opt/acme/acme_kv/connector.py", line 88, in fetch_remote_blocks
+(EngineCore_DP0 pid=4121) ERROR 06-02 09:20:11 [core.py:710]     raise RuntimeError(f"acme kv connector: remote block {block_id} is gone")
+(EngineCore_DP0 pid=4121) ERROR 06-02 09:20:11 [core.py:710] RuntimeError: acme kv connector: remote block 17 is gone
+"""
+
+TEAM_RULE = """\
+title: The in-house KV connector asks the cache tier for a block it has already evicted
+status: likely
+references: [acme/inference#212]
+match:
+  - frames: [fetch_remote_blocks]
+    message: ['acme kv connector: remote block \\d+ is gone']
+cause: >
+  The cache tier evicts a prefix block while a request still holds it, and the connector raises instead of
+  recomputing the block.
+fixes:
+  - title: Pin prefix blocks for the lifetime of the request in the cache tier's settings
+    command: ""
+    cost: more memory on the cache tier
+tests:
+  match:
+    - text: |
+{match}
+  no_match:
+    - text: |
+{no_match}
+"""
+
+
+def _indent(text: str) -> str:
+    return "".join("        " + line + "\n" for line in text.splitlines())
+
+
+def test_rules_lint_and_test_read_the_project_settings(tmp_path, catalog):
+    """A rule folder named only in .qwen3doctor.toml is linted and its rules' tests run; a rule the settings
+    disable is neither linted nor tested (each rule below would fail the step that skipped it)."""
+    (tmp_path / ".git").mkdir()  # the project's root: the settings search stops here
+    (tmp_path / ".qwen3doctor.toml").write_text('rules = ["team-rules"]\ndisable = ["acme-retired-crash"]\n', encoding="utf-8")
+    team = tmp_path / "team-rules" / "vllm"
+    team.mkdir(parents=True)
+    # its lookalike is the same crash, so `rules test` fails it, and only if it ran the rule's tests
+    (team / "acme-kv-block-gone.yaml").write_text(
+        TEAM_RULE.format(match=_indent(TEAM_LOG), no_match=_indent(TEAM_LOG.replace("block 17", "block 18"))), encoding="utf-8")
+    # disabled: no lookalike (a lint problem) and a match test it fails
+    retired = TEAM_RULE.replace("acme/inference#212", "acme/inference#97").format(match=_indent("INFO nothing here"), no_match="")
+    (team / "acme-retired-crash.yaml").write_text(retired.replace("  no_match:\n    - text: |\n\n", ""), encoding="utf-8")
+
+    lint = _cli("rules", "lint", cwd=tmp_path)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert f"{len(catalog.rules) + 1} rule(s) OK" in lint.stderr  # the bundled rules and the team rule
+    test = _cli("rules", "test", cwd=tmp_path)
+    assert test.returncode == 1, test.stdout + test.stderr
+    failed = [line for line in test.stdout.splitlines() if line.startswith("FAIL ")]
+    assert len(failed) == 1 and "acme-kv-block-gone" in failed[0], test.stdout
+    assert "acme-retired-crash" not in test.stdout + test.stderr
+
+    # the same files without the settings: the team folder is not read at all
+    (tmp_path / ".qwen3doctor.toml").unlink()
+    assert f"{len(catalog.rules)} rule(s) OK" in _cli("rules", "lint", cwd=tmp_path).stderr
+
 def test_flag_order_does_not_change_check(tmp_path):
     import json
 

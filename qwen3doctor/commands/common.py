@@ -72,7 +72,8 @@ def _catalog_for(rules: list[str] | None, disable: list[str] | None, skip_bad: b
 
 def load_setup(rules: list[str] | None, disable: list[str] | None, skip_bad: bool = False, **policy):
     """(rules, settings): the settings in force (command line > QWEN3DOCTOR_* > .qwen3doctor.toml or
-    [tool.qwen3doctor]) and the rules they and the options name. Every command loads both this way."""
+    [tool.qwen3doctor]) and the rules they and the options name. Every command loads both this way, `rules
+    lint` and `rules test` included (skip_bad: a broken rule is a warning on stderr, kept in catalog.warnings)."""
     from ..read import config as cfg
 
     settings = cfg.resolve(cfg.load(), **policy)

@@ -46,17 +46,17 @@ def rules_show(rule_id: str, rules: Optional[List[str]] = RULES_OPT) -> None:
 
 
 def paths_catalog(paths: list[str] | None):
-    """All rules, checked strictly; or, with paths, the named rules strictly and the rest leniently (a broken
-    rule elsewhere becomes a warning), so one author's work in progress does not block another's."""
+    """The rules the project's settings name (bundled, QWEN3DOCTOR_RULES, the settings file's `rules` folders,
+    less its `disable` list), checked strictly; or, with paths, the named rules strictly and the rest leniently
+    (a broken rule elsewhere becomes a warning), so one author's work in progress does not block another's.
+    A rule named by path is checked even when the settings disable its id."""
     from ..knowledge.catalog import load_catalog
-    from ..knowledge.discover import rule_dirs, rule_files
+    from ..knowledge.discover import rule_files
 
     if not paths:
-        return load_catalog(rule_dirs()), None
+        return load_setup(None, None)[0], None
     named = load_catalog([Path(p) for p in paths], strict=True)
-    catalog = load_catalog(rule_dirs(), strict=False)
-    for w in catalog.warnings:
-        err(f"warning: {w}")
+    catalog = load_setup(None, None, skip_bad=True)[0]
     catalog.warnings.clear()
     catalog.rules.update(named.rules)
     for ref, ids in named.by_reference.items():
@@ -69,7 +69,8 @@ def paths_catalog(paths: list[str] | None):
 
 @rules_app.command("lint", help="Validate rules: schema, regexes, ids, references, tests present. Every problem names file, line and field.")
 def rules_lint(
-    paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: all rules)."),
+    paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: every rule the project loads: "
+                                                "bundled, QWEN3DOCTOR_RULES and the settings file's rules, less its disable list)."),
     verbose: bool = typer.Option(False, "--warnings", help="Also show advice that does not fail lint (prefilter anchors)."),
 ) -> None:
     from ..tools.ruletools import lint, lint_warnings
@@ -90,7 +91,8 @@ def rules_lint(
 
 
 @rules_app.command("test", help="Run each rule's own tests: logs it must rank first, lookalikes it must not report.")
-def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: all rules).")) -> None:
+def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: every rule the project "
+                                                             "loads, as for lint).")) -> None:
     from ..tools.ruletools import run_tests
 
     catalog, only = paths_catalog(paths)
