@@ -24,7 +24,7 @@ class Crash:
     exception_type: str | None
     message: str
     process: str | None
-    line_no: int
+    line_no: int  # the first line of its block: the traceback's header or first frame, or the crash line
     frames: tuple[Frame, ...] = ()
     complete: bool = False  # the traceback reached its exception line
     role: str = "cause"  # primary (the first cause) | cause | fragment | consequence | wrapper
@@ -32,6 +32,12 @@ class Crash:
     message_cut: bool = False  # the paste ends on the bare exception type: its message is unknown, not empty
     native: tuple[Frame, ...] = ()  # C++ / cuda-gdb / sanitizer frames naming the native function or kernel
     excerpt: bool = False  # lines of a paste without a crash line, which a rule's message pattern matched (in part)
+    last_line: int = 0  # the last line of its block (its exception line, message or native frames); 0: line_no
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The first and last line number of the crash's own block in the log (its chained causes have theirs)."""
+        return self.line_no, max(self.line_no, self.last_line)
 
     @property
     def functions(self) -> tuple[str, ...]:

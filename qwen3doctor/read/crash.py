@@ -55,7 +55,7 @@ _BARE_TYPES = {"AssertionError", "StopIteration", "KeyboardInterrupt", "SystemEx
 # in a traceback, a dotted CapWords name is an exception line even without Error in it
 # (triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported)
 _DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
-_CARET = re.compile(r"^\s*[\^~\s]+$")
+CARET = re.compile(r"^\s*[\^~\s]+$")
 _EXC = re.compile(
     r"^(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
 )
@@ -166,6 +166,10 @@ class _Open:
     reverse: bool = False  # faulthandler: most recent call first
     maybe_exc: tuple[str, str] | None = None  # an unrecognised `Type: message` line: the exception if a chain follows
     native: list[Frame] = field(default_factory=list)
+    end: int = 0  # the last line that belongs to it
+
+    def __post_init__(self) -> None:
+        self.end = self.end or self.line_no
 
 
 class CrashParser:
@@ -241,11 +245,14 @@ class CrashParser:
                            indent=max(_indent(text) - 2, 0))
                 self._open[process] = tb
             tb.frames.append(Frame(m.group("file"), int(m.group("line")), m.group("func") or "?"))
+            tb.end = line_no
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
             return
         native = _NATIVE.match(stripped)
         if native:
+            if tb is not None:
+                tb.end = line_no
             self._native(process, tb, native.group("name"), stripped)
             return
         if tb is not None:
@@ -257,13 +264,16 @@ class CrashParser:
                 )
                 if BOILERPLATE.match(stripped):
                     tb.continuation += 1
+                    tb.end = line_no
                     return
                 if ADVICE.match(stripped):
                     tb.continuation = MAX_CONTINUATION  # what follows is the engine's advice, not the error
+                    tb.end = line_no
                     return
                 if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped):
                     tb.message.append(stripped)
                     tb.continuation += 1
+                    tb.end = line_no
                     return
                 self._close(process)
                 tb = None
@@ -277,15 +287,18 @@ class CrashParser:
                     tb.message = [msg]
                     tb.done = True
                     tb.record = record
+                    tb.end = line_no
                     return
-                if tb.frames and _STANDALONE.search(stripped) and not _CARET.match(text):
+                if tb.frames and _STANDALONE.search(stripped) and not CARET.match(text):
                     self._close(process)  # the traceback ended without an exception line we recognise
                     tb = None
                 else:
                     if e and e.group("msg") and tb.frames:
                         tb.maybe_exc = (e.group("type"), e.group("msg").rstrip())
+                    tb.end = line_no
                     return
             else:
+                tb.end = line_no
                 return  # a code line or caret line under a frame
         if tb is None:
             self._standalone(line_no, process, stripped, record)
@@ -294,7 +307,7 @@ class CrashParser:
         if text.startswith("what():") and self._crashes:
             last = self._crashes[-1]
             if last.message.startswith("terminate called"):
-                self._crashes[-1] = replace(last, message=f"{last.message} {text}"[:MAX_MESSAGE])
+                self._crashes[-1] = replace(last, message=f"{last.message} {text}"[:MAX_MESSAGE], last_line=line_no)
             return
         m = _STANDALONE.search(text)
         if m is None:
@@ -304,7 +317,7 @@ class CrashParser:
                 self._open[process] = _Open(process, line_no, message=[f"CUDA error: {error}"], done=True,
                                             last_line=line_no, record=record)
             elif _BATCH_DUMP.search(text) and not self._crashes and not self._open:
-                self._add(Crash("unknown", None, "", process, line_no, role="fragment"))  # a crash sign, no message
+                self._add(Crash("unknown", None, "", process, line_no, role="fragment", last_line=line_no))  # a crash sign, no message
             elif record is not None and record.startswith(("ERROR", "CRITICAL")):
                 self._record(line_no, process, text)
             return
@@ -326,7 +339,7 @@ class CrashParser:
         """An ERROR-level record that is neither a traceback nor a known crash line: kept aside, it becomes
         crash evidence only when the log holds no other crash (a paste of the error records alone)."""
         if len(self._records) < 50 and not _LOG_RECORD.match(text):
-            self._records.append(Crash(classify(None, text), None, text[:MAX_MESSAGE], process, line_no))
+            self._records.append(Crash(classify(None, text), None, text[:MAX_MESSAGE], process, line_no, last_line=line_no))
 
     def _native(self, process: str | None, tb: "_Open | None", name: str, line: str) -> None:
         """A native frame: it belongs to the open traceback, else to the process's last crash, else starts a
@@ -355,7 +368,8 @@ class CrashParser:
             last = self._last_crash_of(process)
             if last is not None and not last.frames and last.message.startswith("Fatal Python error"):
                 i = len(self._crashes) - 1 - self._crashes[::-1].index(last)
-                self._crashes[i] = replace(last, frames=frames, native=last.native + tuple(tb.native))
+                self._crashes[i] = replace(last, frames=frames, native=last.native + tuple(tb.native),
+                                           last_line=max(last.last_line, tb.end))
                 return
         crash = Crash(
             crash_class=classify(tb.exc_type, message),
@@ -368,6 +382,7 @@ class CrashParser:
             chained=tuple(tb.chained_from),
             message_cut=at_end and bool(tb.exc_type) and not message and tb.exc_type not in _BARE_TYPES,
             native=tuple(tb.native),
+            last_line=tb.end,
         )
         self._add(crash)
 
@@ -398,6 +413,7 @@ class CrashParser:
                         self._close(process)
                     tb = self._open[process] = _Open(process, self._eof_line, last_line=self._eof_line)
                 tb.frames.append(Frame(m.group("file"), int(m.group("line")) if m.group("line") else None, "?"))
+                tb.end = self._eof_line
         self._carry.clear()
         for process in list(self._open):
             tb = self._open[process]
@@ -428,7 +444,7 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
             continue
         msg = re.split(r"['\"],\s+(?:please|see|check)", e.group("msg"))[0].rstrip().rstrip("'\")").rstrip()
         inner = Crash(classify(e.group("type"), msg), e.group("type"), msg, crash.process, crash.line_no,
-                      complete=True, native=crash.native)
+                      complete=True, native=crash.native, last_line=crash.last_line)
         if not any(c.exception_type == inner.exception_type and c.message[:80] == msg[:80] for c in out):
             out.append(inner)
     return out

@@ -19,7 +19,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from .. import __version__
-from ..read.crash import BOILERPLATE, _CARET, _CHAIN, _EXC, _FRAME, _TB_HEAD, is_exception_type
+from ..read.crash import BOILERPLATE, CARET
 from ..knowledge.lookup import url_of
 from ..model import Crash, Report, Verdict
 from ..read.command import read_command
@@ -29,8 +29,7 @@ from ..redact import Redactor
 
 MAX_BLOCK_LINES = 90  # lines kept of one traceback after noise is cut
 KEEP_HEAD_FRAMES, KEEP_TAIL_FRAMES = 6, 22  # a longer traceback keeps its outermost and innermost frames
-MAX_CONTINUATION = 15  # message lines kept after the exception line
-MAX_SCAN = 4000  # lines looked at from a traceback's first line before giving up
+MAX_SCAN = 4000  # lines read of one crash's span at most
 MAX_PROCESSES = 3  # failing processes shown whole
 MAX_SHOWN = 2000  # characters shown of one log line (a 5 MB exception message is not pasted whole)
 
@@ -84,11 +83,27 @@ class Block:
     title: str = ""
 
 
-# -- reading the crash back out of the log ----------------------------------------------------------
+# -- the crash's lines, by the line numbers the crash parser recorded -----------------------------------
+def span_of(crash: Crash, crashes: tuple[Crash, ...] | list[Crash] = ()) -> tuple[int, int]:
+    """The lines a crash's block covers: from its first chained cause's first line to its own last line, or to
+    the last line of a later crash of its process (in `crashes`) raised while handling it ("During handling ...")
+    or starting on the next line; at most MAX_SCAN lines."""
+    start = min(c.line_no for c in (*crash.chained, crash))
+    end = crash.span[1]
+    keys = {(crash.process, crash.line_no)}
+    for later in sorted(crashes, key=lambda c: c.line_no):
+        if later.process != crash.process or later.line_no <= crash.line_no:
+            continue
+        # raised while handling it, or printed right after it (a wrapper's line under the error it wraps)
+        if any((c.process, c.line_no) in keys for c in later.chained) or not later.frames and later.line_no <= end + 1:
+            keys.add((later.process, later.line_no))
+            end = max(end, later.span[1])
+    return start, min(end, start + MAX_SCAN - 1)
+
+
 def spans_of(report: Report) -> list[tuple[int, int]]:
-    """The line ranges a report can show: from each crash's first line (its chain's), MAX_SCAN lines on."""
-    starts = sorted({min(c.line_no for c in (*crash.chained, crash)) for crash in report.crashes})
-    return [(n, n + MAX_SCAN) for n in starts]
+    """The line ranges a report can show: each crash's span (read.crash records them)."""
+    return sorted({span_of(crash, report.crashes) for crash in report.crashes})
 
 
 def numbered_lines(path: str, spans: list[tuple[int, int]] | None = None) -> list[tuple[int, str]]:
@@ -137,20 +152,15 @@ def _cut(text: str, size: int) -> str:
     return f"{text[:MAX_SHOWN]} … [cut: the line holds {size} bytes]"
 
 
-def extract_block(lines: list[tuple[int, str]], crash: Crash) -> Block:
-    """The crash's traceback, chained causes included, from its process only; noise cut."""
-    chain = [*crash.chained, crash]
-    start = min(c.line_no for c in chain)
+def extract_block(lines: list[tuple[int, str]], crash: Crash, crashes: tuple[Crash, ...] | list[Crash] = ()) -> Block:
+    """The crash's lines (its span, chained exceptions included), from its process only; noise cut."""
+    start, end = span_of(crash, crashes)
     block = Block(crash.process, start)
-    idx = next((i for i, (n, _) in enumerate(lines) if n >= start), len(lines))
     last_process = crash.process
     raw: list[str] = []
-    level: str | None = None  # the log level the exception line was printed at
-    seen_exception = False  # the current traceback reached its exception line
-    chained = False  # a "During handling ..." marker announced another traceback of the same chain
-    blank = False  # a blank line after the exception: a chain marker may follow
-    continuation = 0
-    for _n, line in lines[idx: idx + MAX_SCAN]:
+    for n, line in lines:
+        if n < start or n > end:
+            continue
         process, text = peel(line)
         if process is None:
             process = last_process
@@ -160,73 +170,11 @@ def extract_block(lines: list[tuple[int, str]], crash: Crash) -> Block:
             if raw:
                 block.cut.interleaved += 1
             continue
-        stripped = text.strip()
-        if not raw:
-            raw.append(text)
-            seen_exception = not crash.frames or _is_exception_line(text, crash)
-            level = _level(line, text)
-            continue
-        if _CHAIN.search(stripped):
-            raw.append(text)
-            chained, seen_exception, blank, continuation = True, False, False, 0
-            continue
-        if _TB_HEAD.search(stripped):
-            if seen_exception and not chained:
-                break  # a separate, later traceback
-            raw.append(text)
-            chained, seen_exception, blank = False, False, False
-            continue
-        if seen_exception:
-            if not stripped:
-                if blank:
-                    break
-                blank = True
-                continue
-            if blank or _FRAME.match(text) and not chained:
-                break
-            if _new_record(line, text, level):
-                break
-            if continuation >= MAX_CONTINUATION:
-                block.cut.tail += 1
-                break
-            continuation += 1
-            raw.append(text)
-            continue
-        if not stripped:
+        if raw and not text.strip():
             continue
         raw.append(text)
-        if _is_exception_line(text, crash):
-            seen_exception, continuation = True, 0
-            level = _level(line, text)
     block.lines = _denoise(raw, block.cut)
     return block
-
-
-_LEVEL = re.compile(r"\b(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b")
-_OWN_RECORD = re.compile(r"^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):\s")
-
-
-def _level(line: str, text: str) -> str | None:
-    m = _LEVEL.search(line[: max(0, len(line) - len(text))])
-    return m.group(1) if m else None
-
-
-def _new_record(line: str, text: str, level: str | None) -> bool:
-    """A line after the exception that starts a new log record, not more of the message: uvicorn's
-    `INFO:     ...` or a line logged at another level than the exception was."""
-    if _OWN_RECORD.match(text):
-        return True
-    return _level(line, text) != level
-
-
-def _is_exception_line(text: str, crash: Crash) -> bool:
-    if text[:1].isspace():
-        return False
-    stripped = text.strip()
-    m = _EXC.match(stripped)
-    if m and is_exception_type(m.group("type")):
-        return True
-    return bool(crash.exception_type and stripped.startswith(crash.exception_type))
 
 
 def _denoise(raw: list[str], cut: Cut) -> list[str]:
@@ -234,7 +182,7 @@ def _denoise(raw: list[str], cut: Cut) -> list[str]:
     cpp = 0
     for text in raw:
         stripped = text.strip()
-        if stripped and _CARET.match(text):
+        if stripped and CARET.match(text):
             cut.carets += 1
             continue
         if _CPP_FRAME.match(text):
@@ -282,7 +230,7 @@ def blocks_of(report: Report, lines: list[tuple[int, str]]) -> tuple[list[Block]
             same_as_primary.append(crash.process or "?")
             seen_processes.add(crash.process)
             continue
-        block = extract_block(lines, crash)
+        block = extract_block(lines, crash, crashes)
         if crash is primary and crash.role == "wrapper":
             block.title = "a wrapper error; the error it wraps is not in the log"
         elif crash is primary:
