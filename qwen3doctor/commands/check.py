@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from ..errors import EXIT_CLEAN, EXIT_FINDING, EXIT_UNEXPLAINED, InputError
+from ..errors import InputError
 from .common import DISABLE_OPT, ENV_FILE_OPT, QUANT_OPT, RULES_OPT, app, err, fill_layers, load_setup, options_of
 
 
@@ -66,10 +66,18 @@ def check_cmd(
         print(json.dumps(report_dict(result), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(render_plain(result))
-    codes = {"warning": EXIT_FINDING, "possible": EXIT_UNEXPLAINED}
     n = sum(1 for a in result.alerts if a.level == "warning")
     err(f"check: {result.verdict}" + (f" ({n} warning(s))" if n else ""))
-    raise typer.Exit(codes.get(result.verdict, EXIT_CLEAN))
+    raise typer.Exit(verdict_exit_code(result.verdict))
+
+
+def verdict_exit_code(verdict: str) -> int:
+    """A warning is a known cause (a finding), a possible one an unexplained crash: the same exit-code policy as
+    diagnose's (judge.summary.exit_code, --fail-on any), so 1, 3 or 0."""
+    from ..judge.summary import exit_code
+
+    warning, possible = verdict == "warning", verdict == "possible"
+    return exit_code(int(warning), int(warning), int(possible))[0]
 
 
 _OWN = {"--engine-version": 1, "--gpu": 1, "--env-file": 1, "--env": 1, "--format": 1, "--no-local": 0}

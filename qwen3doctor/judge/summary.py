@@ -268,7 +268,13 @@ def decide(outcomes: list[Outcome], fail_on: str = "any") -> tuple[int, list[str
     statuses = [o.status for o in outcomes]
     findings = [o for o in outcomes if o.status == "finding"]
     high = [o for o in findings if o.top.confidence == "high"]
-    unexplained = statuses.count("unexplained")
+    return exit_code(len(findings), len(high), statuses.count("unexplained"), "unreadable" in statuses, fail_on)
+
+
+def exit_code(findings: int, high: int, unexplained: int, unreadable: bool = False,
+              fail_on: str = "any") -> tuple[int, list[str]]:
+    """The one exit-code policy (diagnose, report, check): from how many findings (of them high-confidence) and
+    unexplained crashes there are, and whether an input named on the command line could not be read."""
     notes = []
     if fail_on == "any":
         code = EXIT_FINDING if findings else EXIT_UNEXPLAINED if unexplained else EXIT_CLEAN
@@ -278,14 +284,14 @@ def decide(outcomes: list[Outcome], fail_on: str = "any") -> tuple[int, list[str
             notes.append(f"{unexplained} unexplained crash(es) do not fail the build (--fail-on known)")
     elif fail_on == "high":
         code = EXIT_FINDING if high else EXIT_CLEAN
-        if len(findings) > len(high):
-            notes.append(f"{len(findings) - len(high)} finding(s) below high confidence do not fail the build (--fail-on high)")
+        if findings > high:
+            notes.append(f"{findings - high} finding(s) below high confidence do not fail the build (--fail-on high)")
         if unexplained:
             notes.append(f"{unexplained} unexplained crash(es) do not fail the build (--fail-on high)")
     else:
         code = EXIT_CLEAN
         if findings or unexplained:
-            notes.append(f"{len(findings)} finding(s) and {unexplained} unexplained crash(es) do not fail the build (--fail-on never)")
-    if "unreadable" in statuses:
+            notes.append(f"{findings} finding(s) and {unexplained} unexplained crash(es) do not fail the build (--fail-on never)")
+    if unreadable:
         code = EXIT_USAGE
     return code, notes
