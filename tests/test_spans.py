@@ -87,3 +87,19 @@ def test_check_maps_its_verdict_through_diagnoses_exit_code_function(monkeypatch
     seen = []
     monkeypatch.setattr(summary, "exit_code", lambda *a, **k: seen.append(a) or (7, []))
     assert verdict_exit_code("warning") == 7 and seen == [(1, 1, 0)]
+
+
+def test_a_crash_ends_before_a_logged_line_or_multiprocessings_process_header(catalog):
+    # the report shows what the parser read, so its block boundaries must be right: a bare exception line is not
+    # continued by a logging call's line, and `Process EngineCore_DP0:` heads the next traceback
+    text = ("ValueError: Weight input_size_per_partition = 14784 is not divisible by min_thread_k = 128.\n"
+            "INFO 02-13 14:17:57 __init__.py:190] Automatically detected platform cuda.\n"
+            "(EngineCore_DP0 pid=7) ERROR 08-05 14:26:03 [core.py:700] Traceback (most recent call last):\n"
+            '(EngineCore_DP0 pid=7) ERROR 08-05 14:26:03 [core.py:700]   File "/usr/lib/python3/dist-packages/vllm/x.py", line 4, in load\n'
+            "(EngineCore_DP0 pid=7) ERROR 08-05 14:26:03 [core.py:700] KeyError: 'layers.0.mlp.down_proj.g_idx'\n"
+            "(EngineCore_DP0 pid=7) Process EngineCore_DP0:\n"
+            "(EngineCore_DP0 pid=7) Traceback (most recent call last):\n")
+    report = diagnose_text(text, catalog)
+    by_type = {c.exception_type: c for c in report.crashes}
+    assert by_type["ValueError"].span == (1, 1) and by_type["ValueError"].message.endswith("min_thread_k = 128.")
+    assert by_type["KeyError"].span == (3, 5) and by_type["KeyError"].message == "'layers.0.mlp.down_proj.g_idx'"

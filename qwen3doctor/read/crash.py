@@ -66,8 +66,9 @@ BOILERPLATE = re.compile(
     r"Compile with `?TORCH_USE_CUDA_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
     r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
 )
-# a line that is its own log record, never the continuation of an exception message
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
+# a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
+# multiprocessing's header over a dying child's traceback)
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
 ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
@@ -196,9 +197,9 @@ class CrashParser:
             process = self._last_process
         tb = self._open.get(process)
         if tb is not None and tb.done and (
-            line_no > tb.last_line + 1 or (record is not None and tb.record is not None and record != tb.record)
+            line_no > tb.last_line + 1 or (record is not None and record != tb.record)
         ):
-            self._close(process)  # lines were skipped, or another logging call began: not this message
+            self._close(process)  # lines were skipped, or a logging call began after another or after a bare line
             tb = None
         if tb is not None:
             tb.last_line = line_no
