@@ -319,6 +319,9 @@ class CrashParser:
                                             last_line=line_no, record=record)
             elif _BATCH_DUMP.search(text) and not self._crashes and not self._open:
                 self._add(Crash("unknown", None, "", process, line_no, role="fragment", last_line=line_no))  # a crash sign, no message
+            elif _BATCH_DUMP.search(text) and self._crashes and self._crashes[-1].role == "fragment" \
+                    and self._crashes[-1].process == process and self._crashes[-1].last_line == line_no - 1:
+                self._crashes[-1] = replace(self._crashes[-1], last_line=line_no)  # the dump's next line
             elif record is not None and record.startswith(("ERROR", "CRITICAL")):
                 self._record(line_no, process, text)
             return
