@@ -5,7 +5,8 @@ It follows the projects' own issue templates (vLLM: "Your current environment" /
 and fills them from the diagnosis: the environment table, the serve command, the crash trimmed to what matters
 (each failing process's traceback whole, chained causes included; caret lines, CUDA advice boilerplate, C++
 frames and the lines other processes interleaved are cut, and the report says how many), the diagnosis and
-the upstream issues it rests on.
+the upstream issues it rests on. Which lines a crash covers is the crash parser's call (read/crash.py records
+each crash's span); this module only reads those lines back from the file by number and trims them.
 
 Everything that leaves the machine is redacted (redact.py: tokens, keys, e-mail addresses, home paths, host
 names and IP addresses; here also private absolute paths, cut to their last component, and installed-package
