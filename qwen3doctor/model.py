@@ -90,6 +90,7 @@ class Fix:
     title: str
     command: str
     cost: str
+    engine_version: str = ""  # the releases this spelling of the fix works on (PEP 440 range); "" = the rule's window
 
 
 @dataclass(frozen=True)

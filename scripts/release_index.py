@@ -38,7 +38,7 @@ from pathlib import Path
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "qwen3doctor" / "knowledge" / "releases" / "index.json.gz"
+OUT = ROOT / "qwen3doctor" / "knowledge" / "releases"
 FLOORS = {"vllm": "0.8.5", "sglang": "0.4.6"}
 ENV_NAME = re.compile(r"^(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+$")
 
@@ -483,7 +483,7 @@ def first_last(engine: dict, kind: str, fact: str) -> tuple[str, str] | None:
 def check(index: dict) -> list[str]:
     problems = []
     for eng, kind, fact, version, end in KNOWN:
-        if eng not in index["engines"]:
+        if eng not in index["engines"] or version not in index["engines"][eng]["releases"]:
             continue
         span = first_last(index["engines"][eng], kind, fact)
         got = span[0 if end == "first" else 1] if span else None
@@ -494,6 +494,27 @@ def check(index: dict) -> list[str]:
     return problems
 
 
+KINDS = ("flags", "choices", "env", "arch", "func", "raise")
+
+
+def write(index: dict, folder: Path) -> None:
+    """One gzip'd JSON per engine and kind, so a lookup of a flag never pays for the function table."""
+    folder.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for pkg, engine in index["engines"].items():
+        for kind in KINDS:
+            data = json.dumps({"format": index["format"], "releases": engine["releases"], "facts": engine[kind]},
+                              separators=(",", ":"), sort_keys=True).encode()
+            buf = io.BytesIO()
+            with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=9) as gz:
+                gz.write(data)
+            (folder / f"{pkg}-{kind}.json.gz").write_bytes(buf.getvalue())
+            total += len(buf.getvalue())
+            print(f"  {pkg}-{kind}.json.gz: {len(engine[kind])} facts, {len(buf.getvalue()) // 1024} KiB "
+                  f"({len(data) // 1024} KiB as JSON)")
+    print(f"wrote {folder}: {total // 1024} KiB in all")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache", type=Path, default=Path("/work/cache-releases"),
@@ -502,6 +523,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--offline", action="store_true", help="use only releases already in the cache")
     ap.add_argument("--engines", default="vllm,sglang")
+    ap.add_argument("--part", default="", help="i/n: extract only the i-th of n contiguous slices of each "
+                    "engine's releases and write nothing (run n of these at once, then a run without --part)")
     ap.add_argument("--versions", default="", help="pkg==ver,... instead of listing the index (for tests)")
     args = ap.parse_args(argv)
     engines = [e for e in args.engines.split(",") if e]
@@ -516,13 +539,21 @@ def main(argv=None) -> int:
                                  key=Version)
     else:
         wanted = {pkg: published(pkg) for pkg in engines}
+    if args.part:
+        i, n = (int(x) for x in args.part.split("/"))
+        wanted = {pkg: vs[len(vs) * i // n: len(vs) * (i + 1) // n] for pkg, vs in wanted.items()}
     per: dict[str, dict[str, dict[str, set[str]]]] = {pkg: {} for pkg in wanted}
 
     def one(pkg: str, ver: str):
         status = "cached" if slim_path(args.cache, pkg, ver).exists() else fetch(args.cache, pkg, ver)
         if status.startswith("FAILED"):
             return pkg, ver, status, None
-        return pkg, ver, status, collect(slim_path(args.cache, pkg, ver), pkg)
+        done = args.cache / pkg / f"{pkg}-{ver}.facts-v{EXTRACT_VERSION}.json"
+        if done.exists():
+            return pkg, ver, status + ", extracted before", {k: set(v) for k, v in json.loads(done.read_text()).items()}
+        facts = collect(slim_path(args.cache, pkg, ver), pkg)
+        done.write_text(json.dumps({k: sorted(v) for k, v in facts.items()}))
+        return pkg, ver, status, facts
 
     with cf.ThreadPoolExecutor(max(1, args.jobs)) as ex:
         for pkg, ver, status, facts in ex.map(lambda a: one(*a), [(p, v) for p, vs in wanted.items() for v in vs]):
@@ -532,14 +563,10 @@ def main(argv=None) -> int:
                 print(f"{pkg} {ver}: {status}; {counts}", flush=True)
             else:
                 print(f"{pkg} {ver}: {status}", flush=True)
+    if args.part:
+        return 0
     index = {"format": 1, "engines": {pkg: build(rels) for pkg, rels in per.items() if rels}}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(index, separators=(",", ":"), sort_keys=True).encode()
-    buf = io.BytesIO()
-    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=9) as gz:
-        gz.write(data)
-    args.out.write_bytes(buf.getvalue())
-    print(f"wrote {args.out} ({len(buf.getvalue()) // 1024} KiB, {len(data) // 1024} KiB uncompressed)")
+    write(index, args.out)
     problems = check(index)
     return 1 if problems else 0
 

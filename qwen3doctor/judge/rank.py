@@ -5,6 +5,7 @@ Rules say what to look for; nothing in a rule sets a weight.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import replace
 
@@ -305,7 +306,7 @@ def _tie_shared(findings: list[Finding]) -> list[Finding]:
 def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     rule = rm.rule
     values = placeholder_values(env, rule.fixed_in)
-    fixes = [Fix(f.title, fill(f.command, values), f.cost) for f in rule.fixes]
+    fixes = [Fix(f.title, fill(f.command, values), f.cost) for f in versioned_fixes(rule, env)]
     fixed = (rule.fixed_in or {}).get("version")
     version_ev = next((ev for ev in rm.when if ev.clause == "fixed_in"), None)
     if fixed and (version_ev is None or version_ev.state == "hit"):
@@ -314,6 +315,41 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
         if not any(upgrade.split(">=")[0] in f.command and fixed in f.command for f in fixes):
             fixes.insert(0, Fix(f"Upgrade {engine} to {fixed} or later, which carries the fix", upgrade, "an upgrade"))
     return tuple(fixes)
+
+
+_RELEASE_FACTS = re.compile(r"(?<![\w-])--[A-Za-z]|\b(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+=")
+
+
+def versioned_fixes(rule, env: Environment) -> list[Fix]:
+    """The rule's fixes for the user's engine version, from the release index: a spelling written for other
+    releases is dropped; a command whose flag, value or variable the version lacks is replaced by what it needs;
+    with no version, what it needs stands next to the command. The index is read only when a fix names a flag
+    or a variable."""
+    if not any(_RELEASE_FACTS.search(f.command) for f in rule.fixes):
+        return list(rule.fixes)
+    from .knowledge.releases import command_engine, fit_fix
+
+    version = env.get("engine_version")
+    single = rule.engines[0] if len(rule.engines) == 1 else env.get("engine")
+    out = []
+    for f in rule.fixes:
+        engine = command_engine(f.command, single)
+        if not engine or not _RELEASE_FACTS.search(f.command):
+            out.append(f)
+            continue
+        keep, note = fit_fix(engine, str(version) if version else None,
+                             str(rule.raw_when.get("engine_version") or "") if engine in rule.engines else "",
+                             f.command, f.engine_version)
+        if not keep:
+            continue
+        if note and version:
+            out.append(Fix(f"{f.title} ({note})", "", f.cost, f.engine_version))
+        elif note:
+            out.append(Fix(f"{f.title} ({note})", f.command, f.cost, f.engine_version))
+        else:
+            out.append(f)
+    # every spelling of a fix dropped: keep the rule's fixes rather than none
+    return out or list(rule.fixes)
 
 
 def serve_arguments(command: str) -> list[str]:

@@ -33,7 +33,7 @@ TOP_FIELDS = (
 REQUIRED = ("title", "status", "references", "cause", "fixes", "tests")
 CLAUSES = ("frames", "exception", "message", "log")
 WHEN_FIELDS = ("engine_version", "quantization", "gpu", "compute_capability", "platform", "flags", "not_flags", "env")
-FIX_FIELDS = ("title", "command", "cost")
+FIX_FIELDS = ("title", "command", "cost", "engine_version")
 FIXED_IN_FIELDS = ("version", "pr")
 TEST_FIELDS = ("match", "no_match")
 REFERENCE = regex.compile(r"^(?:vllm|sglang)#\d+$|^[\w.-]+/[\w.-]+#\d+$")
@@ -444,7 +444,17 @@ def _fixes(c: _Checker, node: _Node | None) -> tuple[Fix, ...]:
         for name, sub in (("command", command), ("cost", cost)):
             if sub is not None and sub.value is not None and not isinstance(sub.value, str):
                 c.err(sub.line, f"fixes[{i}].{name}", "must be a string")
-        out.append(Fix(title or "", str(command.value or "") if command else "", str(cost.value or "") if cost else ""))
+        spec = item.value.get("engine_version")
+        fix_range = ""
+        if spec is not None:
+            from .versions import compile_range
+
+            try:
+                fix_range = compile_range(str(spec.value))
+            except ValueError as exc:
+                c.err(spec.line, f"fixes[{i}].engine_version", str(exc))
+        out.append(Fix(title or "", str(command.value or "") if command else "", str(cost.value or "") if cost else "",
+                       fix_range))
     return tuple(out)
 
 

@@ -130,7 +130,25 @@ def lint(catalog: Catalog) -> list[str]:
         if not rule.match and not rule.when and not rule.families:
             problems.append(f"{rule.path}: match: a rule with no match clauses needs when conditions or families")
         problems.extend(traffic_matches(rule))
+    problems += release_problems(catalog)[0]
     return problems
+
+
+def release_problems(catalog: Catalog) -> tuple[list[str], list[str]]:
+    """(errors, notes) from the release index: fix flags, values and variables outside the releases the fix is
+    for, frames no release of the window defines, fix releases that were never published."""
+    from .knowledge.releases import available
+    from .knowledge.releases.checks import rule_problems
+
+    errors: list[str] = []
+    notes: list[str] = []
+    if not available():
+        return errors, notes
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        errs, found = rule_problems(rule)
+        errors += [f"{rule.path}: {p.text}" for p in errs]
+        notes += [f"{rule.path}: {p.text}" for p in found]
+    return errors, notes
 
 
 # a healthy server's ordinary lines, with the numbers traffic carries (throughputs, token counts, ports, ids):
@@ -220,7 +238,7 @@ def lint_warnings(catalog: Catalog) -> list[str]:
             if weak:
                 out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in weak[:3])} are too short or "
                            "occur in ordinary request traffic: the prefilter ignores them")
-    return out
+    return out + release_problems(catalog)[1]
 
 
 def rules_table(catalog: Catalog) -> list[dict]:

@@ -1,0 +1,285 @@
+"""What each published vLLM and SGLang release accepts and raises, read from the shipped release index.
+
+The index is made by `scripts/release_index.py` (never at install or run time) and ships beside this module as one
+gzip'd JSON per engine and kind (`vllm-flags.json.gz`, `sglang-env.json.gz`, ...). Each file holds the ordered
+release list and, per fact, flat intervals `[first, last, first, last, ...]` of indexes into that list. Nothing
+is read until a question needs it, and then only the one table that answers it.
+
+Kinds: `flags` (`--max-num-seqs`), `choices` (`--gdn-prefill-backend=triton`), `env` (`VLLM_USE_DEEP_GEMM`),
+`arch` (`Qwen3NextForCausalLM`), `func` (`vllm.v1.core.kv_cache_utils:check_enough_kv_cache_memory`), `raise`
+(`ValueError<TAB>vllm/v1/core/kv_cache_utils.py<TAB>check_enough_kv_cache_memory<TAB>No available memory *`).
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+HERE = Path(__file__).resolve().parent
+ENGINES = ("vllm", "sglang")
+KINDS = ("flags", "choices", "env", "arch", "func", "raise")
+LABEL = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+@dataclass(frozen=True)
+class Table:
+    engine: str
+    kind: str
+    releases: tuple[str, ...]
+    facts: dict[str, list[int]]
+
+    def spans(self, fact: str) -> list[tuple[str, str]]:
+        """(first, last) release pairs in which the fact holds, oldest first; [] when no release has it."""
+        iv = self.facts.get(fact) or []
+        return [(self.releases[iv[i]], self.releases[iv[i + 1]]) for i in range(0, len(iv), 2)]
+
+    def holds_at(self, fact: str, index: int) -> bool:
+        iv = self.facts.get(fact) or []
+        return any(iv[i] <= index <= iv[i + 1] for i in range(0, len(iv), 2))
+
+    def holds_anywhere(self, fact: str, lo: int, hi: int) -> bool:
+        iv = self.facts.get(fact) or []
+        return any(iv[i] <= hi and lo <= iv[i + 1] for i in range(0, len(iv), 2))
+
+    def holds_everywhere(self, fact: str, lo: int, hi: int) -> bool:
+        iv = self.facts.get(fact) or []
+        return any(iv[i] <= lo and hi <= iv[i + 1] for i in range(0, len(iv), 2))
+
+
+def available(folder: Path = HERE) -> bool:
+    return (folder / "vllm-flags.json.gz").is_file()
+
+
+@lru_cache(maxsize=None)
+def table(engine: str, kind: str, folder: Path = HERE) -> Table | None:
+    """One kind of fact for one engine; None when the index is not shipped (a source checkout before the
+    generator ran) or unreadable."""
+    path = folder / f"{engine}-{kind}.json.gz"
+    try:
+        data = json.loads(gzip.decompress(path.read_bytes()))
+    except (OSError, ValueError):
+        return None
+    return Table(engine, kind, tuple(data["releases"]), data["facts"])
+
+
+def releases(engine: str) -> tuple[str, ...]:
+    t = table(engine, "flags")
+    return t.releases if t else ()
+
+
+def position(engine: str, version: str | Version | None) -> int | None:
+    """The index of the release a version is or precedes: `0.16.0rc2.dev294+g6a7` -> 0.16.0, `0.11.3` (never
+    published) -> the next release. None when unknown, older than the index or newer than its last release."""
+    rel = releases(engine)
+    if version is None or not rel:
+        return None
+    try:
+        v = Version(str(version)) if not isinstance(version, Version) else version
+        v = Version(v.public)
+    except InvalidVersion:
+        return None
+    ordered = _versions(engine)
+    if v < ordered[0] and not (v.is_prerelease and Version(v.base_version) >= ordered[0]):
+        return None
+    for i, r in enumerate(ordered):
+        if r >= v:
+            return i
+    return None
+
+
+@lru_cache(maxsize=None)
+def _versions(engine: str) -> tuple[Version, ...]:
+    return tuple(Version(r) for r in releases(engine))
+
+
+def window(engine: str, spec: str | None) -> tuple[int, int] | None:
+    """The first and last release index inside a PEP 440 range (pre-releases of a release map to it);
+    the whole index when spec is empty; None when no indexed release is in it."""
+    rel = _versions(engine)
+    if not rel:
+        return None
+    if not spec:
+        return 0, len(rel) - 1
+    from packaging.specifiers import SpecifierSet
+
+    s = SpecifierSet(spec, prereleases=True)
+    inside = [i for i, r in enumerate(rel) if r in s]
+    # `>=0.16.0rc0` keeps 0.16.0; `<0.16.0rc0` must not keep it: a release is in when it or its rc0 is
+    if not inside:
+        return None
+    return inside[0], inside[-1]
+
+
+# ---------------------------------------------------------------- flags
+
+_NORMALISE = re.compile(r"^(--[A-Za-z0-9][\w-]*)")
+
+
+def flag_key(engine: str, flag: str) -> str:
+    """`--max_num_seqs=8` -> `--max-num-seqs`; `--structured-outputs-config.backend` -> its parent flag
+    (vLLM accepts a dotted key for every field of a config flag)."""
+    flag = flag.split("=", 1)[0]
+    if engine == "vllm":
+        flag = "--" + flag[2:].replace("_", "-")  # vLLM's parser accepts either spelling
+        flag = flag.split(".", 1)[0]
+    return flag
+
+
+def flag_fact(engine: str, flag: str) -> str | None:
+    """The fact name a flag is stored under, trying the `--no-X` form argparse derives from `--X`."""
+    t = table(engine, "flags")
+    if t is None:
+        return None
+    key = flag_key(engine, flag)
+    if key in t.facts:
+        return key
+    if key.startswith("--no-") and "--" + key[5:] in t.facts:
+        return "--" + key[5:]
+    return key
+
+
+def flag_span_text(engine: str, flag: str) -> str:
+    """`0.18.0-0.34.0`, `0.8.5-0.12.0, 0.14.0-0.34.0` or `no release from 0.8.5 to 0.34.0`."""
+    t = table(engine, "flags")
+    fact = flag_fact(engine, flag)
+    return span_text(t, fact) if t and fact else "unknown"
+
+
+def span_text(t: Table, fact: str) -> str:
+    spans = t.spans(fact)
+    if not spans:
+        return f"no release from {t.releases[0]} to {t.releases[-1]}"
+    return ", ".join(a if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def requirement(t: Table, fact: str) -> str | None:
+    """What a release must be to have the fact: `>= 0.18.0`, `<= 0.12.0`, `0.5.10-0.5.19`."""
+    spans = t.spans(fact)
+    if not spans:
+        return None
+    first, last = spans[0][0], spans[-1][1]
+    label = LABEL[t.engine]
+    if len(spans) == 1:
+        if last == t.releases[-1] and first != t.releases[0]:
+            return f"{label} >= {first}"
+        if first == t.releases[0] and last != t.releases[-1]:
+            return f"{label} <= {last}"
+        if first != t.releases[0]:
+            return f"{label} {first}-{last}"
+        return None
+    return f"{label} " + ", ".join(a if a == b else f"{a}-{b}" for a, b in spans)
+
+
+# ---------------------------------------------------------------- reading a command
+
+_FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[A-Za-z][\w.-]*)")
+_ENV_IN_TEXT = re.compile(r"(?<![\w$])((?:VLLM|SGLANG|SGL)_[A-Z0-9_]+)=")
+_CHOICE_IN_TEXT = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]*)(?:=|\s+)([A-Za-z0-9_][\w.-]*)(?=\s|$)")
+
+
+def command_engine(command: str, default: str | None = None) -> str | None:
+    if re.search(r"\bsglang\b", command):
+        return "sglang"
+    if re.search(r"\bvllm\b", command):
+        return "vllm"
+    return default
+
+
+def flags_in(command: str) -> list[str]:
+    return list(dict.fromkeys(_FLAG_IN_TEXT.findall(command)))
+
+
+def env_in(command: str) -> list[str]:
+    return list(dict.fromkeys(_ENV_IN_TEXT.findall(command)))
+
+
+def choices_in(command: str) -> list[tuple[str, str]]:
+    return list(dict.fromkeys(_CHOICE_IN_TEXT.findall(command)))
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A flag, value or variable of a command that some releases lack."""
+
+    kind: str  # flags | choices | env
+    name: str  # `--gdn-prefill-backend`, `--speculative-config.method=mtp`, `VLLM_DEEP_GEMM_WARMUP`
+    present: str  # `0.18.0-0.34.0` or `no release from 0.8.5 to 0.34.0`
+    needs: str | None  # `vLLM >= 0.18.0`
+
+
+def command_facts(engine: str, command: str) -> list[tuple[str, str, str]]:
+    """(kind, name as written, fact key) for each flag, choice and variable the index can judge."""
+    out = []
+    ft, ct = table(engine, "flags"), table(engine, "choices")
+    for flag in flags_in(command):
+        if flag.startswith("--") and "{" not in flag:
+            fact = flag_fact(engine, flag)
+            if fact:
+                out.append(("flags", flag, fact))
+    if ft is not None and ct is not None:
+        for flag, value in choices_in(command):
+            fact = flag_fact(engine, flag)
+            # judge a value only where the index knows the flag's choices in some release
+            if fact and any(k.startswith(fact + "=") for k in _choice_flags(engine)) and "{" not in value:
+                out.append(("choices", f"{flag} {value}", f"{fact}={value}"))
+    for var in env_in(command):
+        if var.startswith(("VLLM_",) if engine == "vllm" else ("SGLANG_", "SGL_")):
+            out.append(("env", var, var))
+    return out
+
+
+@lru_cache(maxsize=None)
+def _choice_flags(engine: str) -> frozenset[str]:
+    t = table(engine, "choices")
+    return frozenset(k.split("=", 1)[0] + "=" for k in t.facts) if t else frozenset()
+
+
+def missing_at(engine: str, command: str, lo: int, hi: int, everywhere: bool = True) -> list[Missing]:
+    """What of a command is absent from some (everywhere=True) or all (False) releases lo..hi."""
+    out = []
+    for kind, name, fact in command_facts(engine, command):
+        t = table(engine, kind)
+        if t is None:
+            continue
+        ok = t.holds_everywhere(fact, lo, hi) if everywhere else t.holds_anywhere(fact, lo, hi)
+        if not ok:
+            out.append(Missing(kind, name, span_text(t, fact), requirement(t, fact)))
+    return out
+
+
+# ---------------------------------------------------------------- a fix for the user's version
+
+def fit_fix(engine: str, version: str | None, rule_spec: str, command: str, fix_spec: str = "") -> tuple[bool, str]:
+    """(keep, note) for a fix command on this engine version: drop a spelling written for other releases; for a
+    known version, the note says what the command needs when that release lacks a flag, value or variable
+    (the command is then not to be printed); for an unknown one, the note gives the releases it needs."""
+    if not available() or engine not in LABEL:
+        return True, ""
+    pos = position(engine, version)
+    if fix_spec and version:
+        from packaging.specifiers import SpecifierSet
+        try:
+            if Version(Version(str(version)).public) not in SpecifierSet(fix_spec, prereleases=True):
+                return False, ""
+        except (InvalidVersion, ValueError):
+            pass
+    if pos is not None:
+        missing = missing_at(engine, command, pos, pos)
+        if missing:
+            needs = "; ".join(dict.fromkeys(m.needs or f"{m.name} ({m.present})" for m in missing))
+            names = ", ".join(m.name for m in missing)
+            return True, f"needs {needs}: {LABEL[engine]} {releases(engine)[pos]} has no {names}"
+        return True, ""
+    win = window(engine, rule_spec)
+    if fix_spec:
+        other = window(engine, fix_spec)
+        win = (max(win[0], other[0]), min(win[1], other[1])) if win and other and max(win[0], other[0]) <= min(win[1], other[1]) else None
+    if win is None:
+        return True, ""
+    needs = [m.needs for m in missing_at(engine, command, *win) if m.needs]
+    return True, ("needs " + "; ".join(dict.fromkeys(needs))) if needs else ""

@@ -1,0 +1,204 @@
+"""The release index: the generator on a tiny package made here (offline), and the shipped data's known facts."""
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import io
+import json
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from qwen3doctor.knowledge import releases as rel
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ARG_UTILS_OLD = '''
+from dataclasses import dataclass
+from typing import Literal
+
+GDNBackend = Literal["flashinfer", "triton"]
+
+@dataclass
+class ModelConfig:
+    task: Literal["auto", "generate", "embed"] = "auto"
+    max_model_len: int = 0
+
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        model_kwargs = get_kwargs(ModelConfig)
+        parser.add_argument("--task", **model_kwargs["task"])
+        parser.add_argument("--max-model-len", **model_kwargs["max_model_len"])
+        parser.add_argument("--kv-cache-dtype", choices=["auto", "fp8"])
+        return parser
+
+def check_enough_kv_cache_memory(needed, available):
+    if needed > available:
+        raise ValueError(f"To serve at least one request with the models's max seq len ({needed}), more memory is needed")
+'''
+
+ARG_UTILS_NEW = '''
+from dataclasses import dataclass
+from typing import Literal
+
+GDNBackend = Literal["flashinfer", "triton"]
+
+@dataclass
+class ModelConfig:
+    max_model_len: int = 0
+
+@dataclass
+class AttentionConfig:
+    gdn_prefill_backend: GDNBackend | None = None
+
+class EngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        model_kwargs = get_kwargs(ModelConfig)
+        attention_kwargs = get_kwargs(AttentionConfig)
+        parser.add_argument("--max-model-len", **model_kwargs["max_model_len"])
+        parser.add_argument("--gdn-prefill-backend", **attention_kwargs["gdn_prefill_backend"])
+        parser.add_argument("--kv-cache-dtype", choices=["auto", "fp8", "fp8_e5m2"])
+        return parser
+'''
+
+ENVS = {
+    "0.1.0": 'import os\nenvironment_variables = {"VLLM_SKIP_DEEP_GEMM_WARMUP": lambda: os.getenv("VLLM_SKIP_DEEP_GEMM_WARMUP")}\n',
+    "0.2.0": 'import os\nenvironment_variables = {"VLLM_DEEP_GEMM_WARMUP": lambda: os.getenv("VLLM_DEEP_GEMM_WARMUP", "relax")}\n'
+             'X = os.environ["VLLM_HOST_IP"]\n',
+}
+
+REGISTRY = {
+    "0.1.0": '_TEXT_GENERATION_MODELS = {"Qwen3ForCausalLM": ("qwen3", "Qwen3ForCausalLM")}\n',
+    "0.2.0": '_TEXT_GENERATION_MODELS = {"Qwen3ForCausalLM": ("qwen3", "Qwen3ForCausalLM"),\n'
+             '                            "Qwen3NextForCausalLM": ("qwen3_next", "Qwen3NextForCausalLM")}\n',
+}
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("release_index", ROOT / "scripts" / "release_index.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _members(version: str) -> dict[str, str]:
+    return {
+        "vllm/__init__.py": "",
+        "vllm/engine/arg_utils.py": ARG_UTILS_OLD if version == "0.1.0" else ARG_UTILS_NEW,
+        "vllm/envs.py": ENVS[version],
+        "vllm/model_executor/models/registry.py": REGISTRY[version],
+        "vllm/tests/test_x.py": "def test_only(): raise ValueError('a test file is never indexed at all')\n",
+    }
+
+
+def _wheel(path: Path, version: str) -> Path:
+    out = path / f"vllm-{version}-cp38-abi3-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(out, "w") as z:
+        for name, text in _members(version).items():
+            z.writestr(name, text)
+        z.writestr("vllm/_C.abi3.so", b"\x7fELF binary that the slim copy drops")
+    return out
+
+
+def _sdist(path: Path, version: str) -> Path:
+    out = path / f"vllm-{version}.tar.gz"
+    with tarfile.open(out, "w:gz") as t:
+        for name, text in _members(version).items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"vllm-{version}/{name}")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return out
+
+
+def test_generator_on_a_tiny_package(tmp_path, capsys):
+    gen = _generator()
+    cache = tmp_path / "cache"
+    (cache / "vllm").mkdir(parents=True)
+    # one release from a wheel, one from an sdist: both become slim zips of their .py members
+    gen.slim_archive(_wheel(tmp_path, "0.1.0"), gen.slim_path(cache, "vllm", "0.1.0"))
+    gen.slim_archive(_sdist(tmp_path, "0.2.0"), gen.slim_path(cache, "vllm", "0.2.0"))
+    with zipfile.ZipFile(gen.slim_path(cache, "vllm", "0.2.0")) as z:
+        assert "vllm/engine/arg_utils.py" in z.namelist()
+    with zipfile.ZipFile(gen.slim_path(cache, "vllm", "0.1.0")) as z:
+        assert not [n for n in z.namelist() if not n.endswith(".py")]
+    out = tmp_path / "index"
+    assert gen.main(["--cache", str(cache), "--out", str(out), "--engines", "vllm",
+                     "--versions", "vllm==0.1.0,vllm==0.2.0"]) == 0
+    rel.table.cache_clear()
+    flags = rel.table("vllm", "flags", out)
+    assert flags.releases == ("0.1.0", "0.2.0")
+    assert flags.spans("--task") == [("0.1.0", "0.1.0")]
+    assert flags.spans("--gdn-prefill-backend") == [("0.2.0", "0.2.0")]
+    assert flags.spans("--kv-cache-dtype") == [("0.1.0", "0.2.0")]
+    choices = rel.table("vllm", "choices", out)
+    assert choices.spans("--gdn-prefill-backend=triton") == [("0.2.0", "0.2.0")]
+    assert choices.spans("--task=embed") == [("0.1.0", "0.1.0")]
+    assert choices.spans("--kv-cache-dtype=fp8_e5m2") == [("0.2.0", "0.2.0")]
+    env = rel.table("vllm", "env", out)
+    assert env.spans("VLLM_SKIP_DEEP_GEMM_WARMUP") == [("0.1.0", "0.1.0")]
+    assert env.spans("VLLM_DEEP_GEMM_WARMUP") == [("0.2.0", "0.2.0")]
+    assert env.spans("VLLM_HOST_IP") == [("0.2.0", "0.2.0")]
+    arch = rel.table("vllm", "arch", out)
+    assert arch.spans("Qwen3NextForCausalLM") == [("0.2.0", "0.2.0")]
+    raises = rel.table("vllm", "raise", out)
+    [site] = [k for k in raises.facts if "check_enough_kv_cache_memory" in k]
+    assert site.split("\t") == ["ValueError", "vllm/engine/arg_utils.py", "check_enough_kv_cache_memory",
+                                "To serve at least one request with the models's max seq len (*), more memory is needed"]
+    assert not [k for k in raises.facts if "never indexed" in k]
+    funcs = rel.table("vllm", "func", out)
+    assert funcs.spans("vllm.engine.arg_utils:check_enough_kv_cache_memory") == [("0.1.0", "0.1.0")]
+    rel.table.cache_clear()
+
+
+def test_intervals_are_flat_first_last_pairs():
+    gen = _generator()
+    assert gen.intervals([0, 1, 2, 5, 7, 8]) == [0, 2, 5, 5, 7, 8]
+
+
+# ---------------------------------------------------------------- the shipped index
+
+shipped = pytest.mark.skipif(not rel.available(), reason="the release index is not generated in this checkout")
+
+
+@shipped
+@pytest.mark.parametrize("engine, kind, fact, first, last", [
+    ("vllm", "flags", "--gdn-prefill-backend", "0.18.0", None),
+    ("vllm", "flags", "--task", "0.8.5", "0.12.0"),
+    ("vllm", "env", "VLLM_DEEP_GEMM_WARMUP", "0.11.1", None),
+    ("vllm", "flags", "--attention-backend", "0.13.0", None),
+    ("sglang", "flags", "--cuda-graph-max-bs", "0.4.6", "0.5.19"),
+])
+def test_known_facts(engine, kind, fact, first, last):
+    t = rel.table(engine, kind)
+    spans = t.spans(fact)
+    assert spans, f"{fact} is in no {engine} release"
+    assert spans[0][0] == first
+    assert spans[-1][1] == (last or t.releases[-1])
+
+
+@shipped
+def test_release_candidates_and_dev_builds_map_to_the_release_they_precede():
+    r = rel.releases("vllm")
+    assert r[rel.position("vllm", "0.18.0rc1")] == "0.18.0"
+    assert r[rel.position("vllm", "0.16.0rc2.dev294+g6a7b85d94")] == "0.16.0"
+    assert r[rel.position("vllm", "0.10.1.1")] == "0.10.1.1"
+    assert rel.position("vllm", "0.4.0") is None  # older than the index
+    assert rel.position("vllm", "99.0.0") is None  # newer than the index
+    assert rel.position("vllm", None) is None
+
+
+@shipped
+def test_every_table_is_small_and_sorted_oldest_first():
+    from packaging.version import Version
+
+    for engine in rel.ENGINES:
+        vs = [Version(v) for v in rel.releases(engine)]
+        assert vs == sorted(vs) and len(vs) > 30
+    for path in rel.HERE.glob("*.json.gz"):
+        assert path.stat().st_size < 2_000_000, path.name
+        json.loads(gzip.decompress(path.read_bytes()))
