@@ -212,17 +212,32 @@ class Missing:
     needs: str | None  # `vLLM >= 0.18.0`
 
 
+_SERVE = {"vllm": re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\.(?:openai\.)?api_server\b"),
+          "sglang": re.compile(r"\bsglang\.launch_server\b|\bsglang\s+serve\b")}
+
+
+def serve_part(engine: str, command: str) -> str:
+    """The engine's serve invocation inside a fix command (up to `&&`, `;`, `|`); "" when it has none (a pip
+    or a shell command, whose flags are not the engine's)."""
+    m = _SERVE[engine].search(command)
+    if not m:
+        return ""
+    rest = command[m.end():]
+    return re.split(r"&&|\|\||;|\|", rest, maxsplit=1)[0]
+
+
 def command_facts(engine: str, command: str) -> list[tuple[str, str, str]]:
-    """(kind, name as written, fact key) for each flag, choice and variable the index can judge."""
+    """(kind, name as written, fact key) for each serve flag, choice and variable the index can judge."""
     out = []
     ft, ct = table(engine, "flags"), table(engine, "choices")
-    for flag in flags_in(command):
+    serve = serve_part(engine, command)
+    for flag in flags_in(serve):
         if flag.startswith("--") and "{" not in flag:
             fact = flag_fact(engine, flag)
             if fact:
                 out.append(("flags", flag, fact))
     if ft is not None and ct is not None:
-        for flag, value in choices_in(command):
+        for flag, value in choices_in(serve):
             fact = flag_fact(engine, flag)
             # judge a value only where the index knows the flag's choices in some release
             if fact and any(k.startswith(fact + "=") for k in _choice_flags(engine)) and "{" not in value:
@@ -231,6 +246,15 @@ def command_facts(engine: str, command: str) -> list[tuple[str, str, str]]:
         if var.startswith(("VLLM_",) if engine == "vllm" else ("SGLANG_", "SGL_")):
             out.append(("env", var, var))
     return out
+
+
+def _abbreviation(t: Table, fact: str, lo: int, hi: int, everywhere: bool) -> bool:
+    """argparse's default: a unique prefix of a flag is that flag (SGLang's `--tp` is `--tp-size`)."""
+    ok = []
+    for i in range(lo, hi + 1):
+        longer = [k for k in t.facts if k.startswith(fact) and t.holds_at(k, i)]
+        ok.append(len(longer) == 1)
+    return all(ok) if everywhere else any(ok)
 
 
 @lru_cache(maxsize=None)
@@ -247,6 +271,8 @@ def missing_at(engine: str, command: str, lo: int, hi: int, everywhere: bool = T
         if t is None:
             continue
         ok = t.holds_everywhere(fact, lo, hi) if everywhere else t.holds_anywhere(fact, lo, hi)
+        if not ok and kind == "flags" and engine == "sglang":
+            ok = _abbreviation(t, fact, lo, hi, everywhere)
         if not ok:
             out.append(Missing(kind, name, span_text(t, fact), requirement(t, fact)))
     return out

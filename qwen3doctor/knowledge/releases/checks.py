@@ -1,6 +1,7 @@
 """Rule checks against the release index (used by `rules lint`): fix commands, named frames, fix releases."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -78,7 +79,10 @@ def frame_matches(engine: str, clause, i: int) -> Table | None:
         return None
     from ...anchors import compile_pattern
 
-    pat = compile_pattern("frames", clause.sources[i])
+    source = clause.sources[i]
+    if re.fullmatch(r"\w+", source):  # most frames are a plain name
+        return Table(engine, "func", releases(engine), {source: funcs[source]} if source in funcs else {})
+    pat = compile_pattern("frames", source)
     gate = clause.gates[i] if clause.gates else None
     hits = {}
     for name, iv in funcs.items():
@@ -107,18 +111,22 @@ def frame_problems(rule) -> tuple[list[Problem], list[Problem]]:
                 continue
             seen.add(source)
             anywhere, inside = [], []
+            judged = False
             for engine in engines:
                 hits = frame_matches(engine, clause, i)
                 if hits is None or not hits.facts:
                     continue
                 anywhere.append(engine)
                 win = window(engine, spec if len(rule.engines) == 1 else "")
-                if win and any(hits.holds_anywhere(name, *win) for name in hits.facts):
+                if win is None:
+                    continue  # the window lies beyond the indexed releases
+                judged = True
+                if any(hits.holds_anywhere(name, *win) for name in hits.facts):
                     inside.append(engine)
             if not anywhere:
                 notes.append(Problem("frame", f"frames: {source!r} names no function of any indexed "
                                               f"{'/'.join(LABEL[e] for e in engines)} release (a library's own frame?)"))
-            elif not inside:
+            elif judged and not inside:
                 e = anywhere[0]
                 hits = frame_matches(e, clause, i)
                 where = "; ".join(f"{n} in {', '.join(a if a == b else f'{a}-{b}' for a, b in hits.spans(n))}"

@@ -1,0 +1,150 @@
+"""What the release index adds to a diagnosis: findings for a rejected flag or value and an unregistered
+architecture, warnings for ignored variables, and the raise site of the crash message. Reads the index only
+when a log line asks for it."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ...model import Evidence, Finding, Fix, Scan
+from . import LABEL
+
+TRIGGER = re.compile(r"unrecognized arguments?:|invalid choice:|are not supported for now|is not supported for now|"
+                     r"has no vLLM implementation")
+ENV_TRIGGER = re.compile(r"(?<![\w$])(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*=")
+SCORE = 0.5  # below a rule with its own crash evidence, above generic candidates
+
+
+def _engine(scan: Scan, text: str = "") -> str | None:
+    engine = scan.environment.get("engine")
+    if engine in LABEL:
+        return engine
+    if re.search(r"sglang|launch_server", text):
+        return "sglang"
+    if re.search(r"vllm", text, re.I):
+        return "vllm"
+    return None
+
+
+def _lines(scan: Scan) -> list[str]:
+    out = [f"{c.exception_type or ''}: {c.message}" for c in scan.crashes]
+    return out + list(scan.kept)
+
+
+def _finding(kind: str, title: str, engine: str, lines: list[str], fixes: list[Fix], confidence: str) -> Finding:
+    evidence = tuple(Evidence(f"release-index.{kind}", "hit", line) for line in lines)
+    return Finding(rule_id=f"release-index/{kind}", title=title, status="confirmed", score=SCORE, confidence=confidence,
+                   engines=(engine,), families=(), references=(), evidence=evidence, fixes=tuple(fixes), fixed_in=None,
+                   notes=("from the release index (every published release's own parser and registry), not a rule",),
+                   basis="evidence")
+
+
+def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
+    """(findings, warnings) the release index gives on this log."""
+    lines = _lines(scan)
+    triggered = [ln for ln in lines if TRIGGER.search(ln)]
+    env_lines = [ln for ln in lines if ENV_TRIGGER.search(ln)]
+    if not triggered and not env_lines:
+        return [], []
+    from . import available
+
+    if not available():
+        return [], []
+    from .generic import (architecture_lines, choice_lines, flag_lines, ignored_variables, rejected_arguments,
+                          FALLBACK_ARCH, UNSUPPORTED_ARCH)
+    from . import flag_fact, position, table
+
+    version = scan.environment.get("engine_version")
+    findings: list[Finding] = []
+    seen = set()
+    for line in triggered:
+        engine = _engine(scan, line)
+        if engine is None:
+            continue
+        label = LABEL[engine]
+        pos = position(engine, version)
+        for flag, value in rejected_arguments(line):
+            if (flag, value) in seen:
+                continue
+            seen.add((flag, value))
+            if value is None:
+                facts = flag_lines(engine, version, flag)
+                t = table(engine, "flags")
+                spans = t.spans(flag_fact(engine, flag)) if t else []
+                fixes = []
+                if spans and pos is not None and pos < t.releases.index(spans[0][0]):
+                    fixes.append(Fix(f"Upgrade {label} to {spans[0][0]} or later, the first release with {flag}",
+                                     f'pip install -U "{engine}>={spans[0][0]}"', "an upgrade"))
+                elif spans and pos is not None:
+                    fixes.append(Fix(f"Drop {flag} (or use its new spelling) on this release, or pin {label} {spans[-1][1]}",
+                                     f'pip install "{engine}=={spans[-1][1]}"', "an older release"))
+                elif not spans:
+                    fixes.append(Fix(f"Remove {flag}: no {label} release defines it (check the spelling)", "", "none"))
+                title = f"`{flag}` is not a flag of {label} {version or ''}".rstrip() + " (from the release index)"
+                findings.append(_finding("flag", title, engine, [line.strip()[:200]] + facts, fixes,
+                                         "high" if pos is not None and spans else "medium"))
+            else:
+                facts = choice_lines(engine, version, flag, value)
+                findings.append(_finding("choice", f"`{flag} {value}` is not a value {label} {version or ''} accepts".replace("  ", " "),
+                                         engine, [line.strip()[:200]] + facts,
+                                         [Fix(f"Pick a value this release accepts for {flag}", "", "none")], "medium"))
+        archs = []
+        m = UNSUPPORTED_ARCH.search(line)
+        if m:
+            archs = re.findall(r"'(\w+)'", m.group("archs"))
+        m = FALLBACK_ARCH.search(line)
+        if m:
+            archs.append(m.group("arch"))
+        for arch in archs:
+            if arch in seen:
+                continue
+            seen.add(arch)
+            facts = architecture_lines(engine, version, arch)
+            if not facts:
+                continue
+            t = table(engine, "arch")
+            spans = t.spans(arch)
+            fixes = [Fix(f"Upgrade {label} to {spans[0][0]} or later, the first release that registers {arch}",
+                         f'pip install -U "{engine}>={spans[0][0]}"', "an upgrade")] if spans else []
+            findings.append(_finding("architecture", f"{label} {version or ''} does not register `{arch}`".replace("  ", " "),
+                                     engine, [line.strip()[:200]] + facts, fixes, "high" if spans and version else "medium"))
+    warnings: list[str] = []
+    engine = _engine(scan)
+    if env_lines and engine:
+        warnings = ignored_variables(engine, version, env_lines)
+    return findings, warnings
+
+
+def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list[Finding], list[str]]:
+    """The raise site of the first crash message, as a note on the top finding; with no finding, as next steps
+    with the rules that name the same function."""
+    crash = next((c for c in scan.crashes if c.message and c.role != "wrapper"), None)
+    engine = _engine(scan)
+    if crash is None or engine is None:
+        return findings, []
+    from . import available
+
+    if not available():
+        return findings, []
+    from .generic import raise_sites
+
+    sites = raise_sites(engine, crash.message, limit=1)
+    if not sites:
+        return findings, []
+    path, func, present, _ = sites[0]
+    note = f"the message is raised by `{path}` in `{func}`, present in {LABEL[engine]} {present}"
+    if findings:
+        top = findings[0]
+        return [replace(top, notes=tuple(top.notes) + (note,))] + findings[1:], []
+    steps = [note]
+    citing = []
+    from ...anchors import compile_pattern
+
+    for rule in catalog.rules.values():
+        for clause in [c for alt in rule.match for c in alt] + list(rule.supports):
+            if clause.kind == "frames" and any(compile_pattern("frames", s).fullmatch(func) for s in clause.sources):
+                citing.append(rule.id)
+                break
+    if citing:
+        steps.append(f"rules naming `{func}`: {', '.join(sorted(citing)[:5])} (see `qwen3doctor explain <id>`)")
+    return findings, steps

@@ -1,0 +1,247 @@
+"""Diagnoses that need no hand-written rule, with the releases as evidence: a flag or a value the engine's
+parser rejects, an architecture the release does not register, a variable the release does not read, and the
+raise site of a crash message."""
+from __future__ import annotations
+
+import re
+
+from . import LABEL, available, flag_fact, position, releases, requirement, span_text, table
+
+UNRECOGNIZED = re.compile(r"unrecognized arguments?: (?P<args>.+)")
+INVALID_CHOICE = re.compile(r"argument (?P<flag>--[\w.-]+)(?:/[-\w]+)*: invalid choice: '(?P<value>[^']+)'")
+UNSUPPORTED_ARCH = re.compile(r"Model architectures \[(?P<archs>[^\]]*)\] (?:are|is) not supported for now")
+FALLBACK_ARCH = re.compile(r"(?P<arch>\w+) has no vLLM implementation, falling back to Transformers")
+SGLANG_ARCH = re.compile(r"Model architectures? \[?'?(?P<arch>\w+)'?\]? (?:is|are) not supported|Unsupported architectures?:? \[?'?(?P<arch2>\w+)")
+ENV_SET = re.compile(r"(?<![\w$])(?P<name>(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*)=(?P<value>[^\s'\",]*)")
+
+
+def _version_text(engine: str, version) -> str:
+    return f"{LABEL[engine]} {version}" if version else f"{LABEL[engine]} (version not in the log)"
+
+
+def successor(engine: str, flag: str) -> list[str]:
+    """Flags that appear in the release after the flag's last one and share a word with it: a rename's new spelling."""
+    t = table(engine, "flags")
+    fact = flag_fact(engine, flag)
+    spans = t.spans(fact) if t and fact else []
+    if not spans or spans[-1][1] == t.releases[-1]:
+        return []
+    last = t.releases.index(spans[-1][1])
+    words = {w for w in fact[2:].split("-") if len(w) > 3}
+    out = []
+    for other, iv in t.facts.items():
+        if iv[0] == last + 1 and words & set(other[2:].split("-")):
+            out.append(other)
+    return sorted(out)[:3]
+
+
+def flag_lines(engine: str, version, flag: str) -> list[str]:
+    t = table(engine, "flags")
+    fact = flag_fact(engine, flag)
+    if t is None or fact is None:
+        return []
+    present = span_text(t, fact)
+    lines = [f"`{flag}` is accepted by {LABEL[engine]} {present}"]
+    pos = position(engine, version)
+    spans = t.spans(fact)
+    if spans and pos is not None and not t.holds_at(fact, pos):
+        if pos < t.releases.index(spans[0][0]):
+            lines.append(f"it was added in {spans[0][0]}; {_version_text(engine, version)} predates it")
+        else:
+            lines.append(f"it was removed after {spans[-1][1]}; {_version_text(engine, version)} no longer has it")
+    for new in successor(engine, flag):
+        lines.append(f"`{new}` first appears in the next release ({span_text(t, new)}): the likely new spelling")
+    return lines
+
+
+def architecture_lines(engine: str, version, arch: str) -> list[str] | None:
+    t = table(engine, "arch")
+    if t is None:
+        return None
+    spans = t.spans(arch)
+    pos = position(engine, version)
+    if not spans:
+        return [f"no {LABEL[engine]} release from {t.releases[0]} to {t.releases[-1]} registers `{arch}`"]
+    if pos is not None and t.holds_at(arch, pos):
+        return None  # registered by this release: something else is wrong
+    first = spans[0][0]
+    return [f"`{arch}` is registered by {LABEL[engine]} {span_text(t, arch)}; the first release with it is {first}"]
+
+
+def raise_sites(engine: str, message: str, limit: int = 2) -> list[tuple[str, str, str, str]]:
+    """(file, function, releases, template) of the raise sites whose template matches a crash message."""
+    t = table(engine, "raise")
+    if t is None or len(message) < 16:
+        return []
+    msg = " ".join(message.split())
+    out = []
+    for fact in _candidates(engine, msg):
+        exc, path, func, tmpl = fact.split("\t", 3)
+        if _template_re(tmpl).search(msg):
+            out.append((path, func, span_text(t, fact), tmpl))
+            if len(out) >= limit:
+                break
+    return out
+
+
+def _candidates(engine: str, msg: str):
+    """Templates whose longest literal piece occurs in the message (a cheap filter before the regex)."""
+    for key, facts in _by_piece(engine).items():
+        if key in msg:
+            yield from facts
+
+
+_PIECES: dict[str, dict[str, list[str]]] = {}
+
+
+def _by_piece(engine: str) -> dict[str, list[str]]:
+    if engine not in _PIECES:
+        t = table(engine, "raise")
+        out: dict[str, list[str]] = {}
+        for fact in (t.facts if t else {}):
+            tmpl = fact.split("\t", 3)[3]
+            piece = max(tmpl.split("*"), key=len).strip()
+            if len(piece) >= 16:
+                out.setdefault(piece, []).append(fact)
+        _PIECES[engine] = out
+    return _PIECES[engine]
+
+
+def _template_re(tmpl: str) -> re.Pattern:
+    return re.compile(".*?".join(re.escape(p) for p in tmpl.split("*")), re.S)
+
+
+def ignored_variables(engine: str, version, text_lines) -> list[str]:
+    """Warnings for VLLM_* / SGLANG_* variables set in the log's command lines that this release does not read."""
+    t = table(engine, "env")
+    pos = position(engine, version)
+    if t is None or pos is None:
+        return []
+    prefixes = ("VLLM_",) if engine == "vllm" else ("SGLANG_", "SGL_")
+    out = []
+    seen = set()
+    for line in text_lines:
+        for m in ENV_SET.finditer(line):
+            name = m.group("name")
+            if name in seen or not name.startswith(prefixes):
+                continue
+            seen.add(name)
+            if t.holds_at(name, pos):
+                continue
+            spans = t.spans(name)
+            where = f"read by {span_text(t, name)}" if spans else f"read by no release from {t.releases[0]} to {t.releases[-1]}"
+            out.append(f"{name} is set, but {LABEL[engine]} {releases(engine)[pos]} does not read it ({where}): "
+                       f"it is silently ignored")
+    return out
+
+
+def rejected_arguments(text: str) -> list[tuple[str, str | None]]:
+    """(flag, value or None) from `unrecognized arguments: --x 1 --y` and `argument --x: invalid choice: 'v'`."""
+    out = []
+    m = UNRECOGNIZED.search(text)
+    if m:
+        out += [(tok.split("=", 1)[0], None) for tok in m.group("args").split() if tok.startswith("--")]
+    m = INVALID_CHOICE.search(text)
+    if m:
+        out.append((m.group("flag"), m.group("value")))
+    return out
+
+
+def choice_lines(engine: str, version, flag: str, value: str) -> list[str]:
+    t = table(engine, "choices")
+    fact = flag_fact(engine, flag)
+    if t is None or fact is None:
+        return []
+    key = f"{fact}={value}"
+    lines = []
+    if t.spans(key):
+        lines.append(f"`{flag} {value}` is accepted by {LABEL[engine]} {span_text(t, key)}")
+    else:
+        lines.append(f"no {LABEL[engine]} release from {t.releases[0]} to {t.releases[-1]} accepts `{flag} {value}`")
+    pos = position(engine, version)
+    if pos is not None:
+        valid = sorted(k.split("=", 1)[1] for k, iv in t.facts.items() if k.startswith(fact + "=") and t.holds_at(k, pos))
+        if valid:
+            lines.append(f"{LABEL[engine]} {releases(engine)[pos]} accepts: {', '.join(valid)}")
+    return lines
+
+
+__all__ = ["available", "requirement", "flag_lines", "architecture_lines", "raise_sites", "ignored_variables",
+           "rejected_arguments", "choice_lines", "successor"]
+
+
+def describe(key: str) -> list[str] | None:
+    """`explain --flag` / `explain VLLM_X`: the releases of each engine that accept it, its choices, its
+    likely successor. None when the key is neither a flag nor an engine variable."""
+    if key.startswith("--"):
+        kind = "flags"
+    elif re.fullmatch(r"(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+", key):
+        kind = "env"
+    else:
+        return None
+    lines = []
+    for engine in ("vllm", "sglang"):
+        t = table(engine, kind)
+        if t is None:
+            continue
+        fact = flag_fact(engine, key) if kind == "flags" else key
+        if not t.spans(fact):
+            continue
+        label = LABEL[engine]
+        what = "accepted by" if kind == "flags" else "read by"
+        lines.append(f"{key}: {what} {label} {span_text(t, fact)} (indexed: {t.releases[0]} to {t.releases[-1]})")
+        if kind == "flags":
+            ct = table(engine, "choices")
+            values: dict[str, str] = {}
+            for k in (ct.facts if ct else {}):
+                if k.startswith(fact + "="):
+                    values[k.split("=", 1)[1]] = span_text(ct, k)
+            if values:
+                last = ct.releases[-1]
+                now = sorted(v for v, s in values.items() if s.endswith(last) or s == last)
+                if now:
+                    lines.append(f"  choices in {label} {last}: {', '.join(now)}")
+                gone = sorted(f"{v} ({s})" for v, s in values.items() if v not in now)
+                if gone:
+                    lines.append(f"  earlier choices: {', '.join(gone[:12])}")
+            for new in successor(engine, key):
+                lines.append(f"  likely successor: {new} ({span_text(t, new)})")
+        elif kind == "env":
+            gone = t.spans(fact)[-1][1] != t.releases[-1]
+            if gone:
+                words = {w for w in key.split("_")[1:] if len(w) > 3}
+                last = t.releases.index(t.spans(fact)[-1][1])
+                new = sorted(k for k, iv in t.facts.items() if iv[0] == last + 1 and words & set(k.split("_")[1:]))
+                if new:
+                    lines.append(f"  likely successor: {', '.join(new[:3])}")
+    if not lines:
+        engines = [e for e in ("vllm", "sglang") if table(e, kind) is not None]
+        if not engines:
+            return None
+        span = "; ".join(f"{LABEL[e]} {table(e, kind).releases[0]} to {table(e, kind).releases[-1]}" for e in engines)
+        return [f"{key}: no indexed release accepts it ({span})"]
+    return lines
+
+
+def command_alerts(engine: str, version, command: str) -> tuple[list[tuple[str, str, str]], str | None]:
+    """`check`: ([(name, title, detail)] for each flag, value or variable of a planned command the planned release
+    does not accept, what was not checked). Flags no indexed release has are reported too."""
+    from . import missing_at
+
+    if table(engine, "flags") is None:
+        return [], "flags and variables: no release index in this install"
+    pos = position(engine, version)
+    if pos is None:
+        rel = releases(engine)
+        why = "no engine version" if not version else f"{version} is outside the indexed releases ({rel[0]} to {rel[-1]})"
+        return [], f"flags and variables against the release: {why}"
+    out = []
+    for m in missing_at(engine, command, pos, pos):
+        what = {"flags": "flag", "choices": "value", "env": "variable"}[m.kind]
+        title = (f"{LABEL[engine]} {releases(engine)[pos]} does not accept the {what} {m.name}" if m.kind != "env" else
+                 f"{LABEL[engine]} {releases(engine)[pos]} does not read {m.name}: it would be ignored")
+        detail = f"{m.name}: {m.present}" + (f" (needs {m.needs})" if m.needs else "")
+        if m.kind == "flags":
+            detail += "".join(f"; successor {s} ({span_text(table(engine, 'flags'), s)})" for s in successor(engine, m.name))
+        out.append((m.name, title, detail))
+    return out, None
