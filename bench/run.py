@@ -109,7 +109,12 @@ def main() -> None:
     ap.add_argument("--size", default="1G")
     ap.add_argument("--work", type=Path, default=Path("/tmp/qwen3doctor-bench"))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--index-only", action="store_true", help="only the release index's load cost")
     args = ap.parse_args()
+    if args.index_only:
+        for name, figures, ratio, target in release_index_rows(max(5, args.repeat)):
+            print(f"| {name} | {figures} | {ratio:.2f} | {target} |")
+        return
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
     size = parse_size(args.size)
@@ -170,11 +175,43 @@ def main() -> None:
         ("input x10 (minus start-up)", f"{args.size}: {d_big - d_tiny:.2f} s; a tenth: {d_small - d_tiny:.2f} s",
          (d_big - d_tiny) / max(d_small - d_tiny, 1e-3), "about 10 (linear)"),
     ]
+    rows += release_index_rows(max(5, args.repeat))
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"prefilter: {prefilter_name()}")
     print(f"| measure | figures | ratio | target |\n| --- | --- | --- | --- |")
     for name, figures, ratio, target in rows:
         print(f"| {name} | {figures} | {ratio:.2f} | {target} |")
+
+
+INDEX_PROBE = """
+import time
+t0 = time.perf_counter()
+from qwen3doctor.knowledge import releases as r
+for kind in {kinds!r}:
+    assert r.table({engine!r}, kind) is not None
+print(time.perf_counter() - t0)
+"""
+
+# what a diagnosis reads from the release index: the fix checks (flags, values, variables), a rejected
+# architecture, the raise site of an unexplained crash
+INDEX_USES = (("fixes", ("flags", "choices", "env")), ("architecture", ("arch",)), ("raise site", ("raise",)))
+
+
+def release_index_rows(repeat: int) -> list[tuple[str, str, float, str]]:
+    """The release index's load cost in a fresh interpreter (import of the loader and the tables a diagnosis
+    reads), the worst engine, best of `repeat` runs: a diagnosis that needs it pays this once."""
+    rows = []
+    for use, kinds in INDEX_USES:
+        worst = 0.0
+        for engine in ("vllm", "sglang"):
+            runs = []
+            for _ in range(repeat):
+                out = subprocess.run([sys.executable, "-c", INDEX_PROBE.format(kinds=kinds, engine=engine)],
+                                     capture_output=True, text=True, check=True).stdout
+                runs.append(float(out.strip()))
+            worst = max(worst, min(runs))
+        rows.append((f"release index ({use})", f"load {'+'.join(kinds)}: {worst * 1000:.0f} ms", worst / 0.05, "<= 1.0 (50 ms)"))
+    return rows
 
 
 def qwen3doctor_package() -> str:

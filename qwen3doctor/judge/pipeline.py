@@ -194,7 +194,19 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         finding = score(rm, scan)
         if finding is not None:
             findings.append(finding)
+    from ..knowledge.releases.findings import raise_site_notes, release_findings
+
+    extra, release_warnings = release_findings(scan)
+    warnings.extend(release_warnings)
     ranked = rank(findings, scan)
+    if extra and not any(f.basis == "evidence" and f.confidence != "low" for f in ranked):
+        ranked = rank(findings + extra, scan)
+    elif extra:  # a rule explains the crash: the releases become notes on it
+        from dataclasses import replace
+
+        facts = tuple(ev.text for f in extra for ev in f.evidence[1:])
+        ranked = [replace(ranked[0], notes=tuple(ranked[0].notes) + facts)] + ranked[1:]
+    ranked, site_steps = raise_site_notes(scan, ranked, catalog)
     if scan.empty:
         verdict = Verdict.NOTHING
     elif ranked:
@@ -214,7 +226,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
             steps.insert(0, RISK_STEP)
     return Report(
         source=source, verdict=verdict, environment=scan.environment, crashes=scan.crashes,
-        findings=tuple(ranked), next_steps=tuple(steps), warnings=tuple(warnings),
+        findings=tuple(ranked), next_steps=tuple(site_steps) + tuple(steps), warnings=tuple(warnings),
         lines_read=scan.lines_read, risks=risks,
     )
 

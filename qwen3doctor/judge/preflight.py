@@ -404,6 +404,24 @@ def _decider(clause: str) -> str:
     }.get(clause, clause.rsplit(".", 1)[-1])
 
 
+def release_alerts(command: str, env: Environment, passed: list[str], not_checked: list[str]) -> list[Alert]:
+    """The planned command's flags, values and variables against the planned release (the release index)."""
+    engine = env.get("engine") or ("sglang" if "sglang" in command else "vllm")
+    from ..knowledge.releases import available
+
+    if engine not in LAUNCHERS or not available():
+        return []
+    from ..knowledge.releases.generic import command_alerts
+
+    found, skipped = command_alerts(engine, env.get("engine_version"), command)
+    if skipped:
+        not_checked.append(skipped)
+        return []
+    if not found:
+        passed.append(f"every flag, value and variable is accepted by {engine} {env.get('engine_version')}")
+    return [Alert(WARNING, f"release:{name}", title, (detail,)) for name, title, detail in found]
+
+
 def check(command: str, env: Environment, catalog: Catalog) -> CheckReport:
     scan = Scan(crashes=(), lines=(), environment=env)
     flags = flag_values(command)
@@ -416,6 +434,7 @@ def check(command: str, env: Environment, catalog: Catalog) -> CheckReport:
     seen = {a.key for a in alerts}
     alerts += [a for a in shape if a.key not in seen or a.key.startswith("shape:")]
     alerts += [a for a in hardware_alerts(env, flags, catalog) if a.key not in seen]
+    alerts += release_alerts(command, env, passed, not_checked)
     if env.get("engine_version") is None:
         not_checked.append(f"version-dependent rules: no {env.get('engine') or 'engine'} version (pass --engine-version, or run where the engine is installed)")
     if env.get("gpu") is None and env.get("compute_capability") is None:

@@ -327,7 +327,7 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
     or a variable."""
     if not any(_RELEASE_FACTS.search(f.command) for f in rule.fixes):
         return list(rule.fixes)
-    from .knowledge.releases import command_engine, fit_fix
+    from ..knowledge.releases import command_engine, fit_fix
 
     version = env.get("engine_version")
     single = rule.engines[0] if len(rule.engines) == 1 else env.get("engine")

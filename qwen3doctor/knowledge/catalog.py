@@ -447,7 +447,7 @@ def _fixes(c: _Checker, node: _Node | None) -> tuple[Fix, ...]:
         spec = item.value.get("engine_version")
         fix_range = ""
         if spec is not None:
-            from .versions import compile_range
+            from ..versions import compile_range
 
             try:
                 fix_range = compile_range(str(spec.value))

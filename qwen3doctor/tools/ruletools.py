@@ -137,8 +137,8 @@ def lint(catalog: Catalog) -> list[str]:
 def release_problems(catalog: Catalog) -> tuple[list[str], list[str]]:
     """(errors, notes) from the release index: fix flags, values and variables outside the releases the fix is
     for, frames no release of the window defines, fix releases that were never published."""
-    from .knowledge.releases import available
-    from .knowledge.releases.checks import rule_problems
+    from ..knowledge.releases import available
+    from ..knowledge.releases.checks import rule_problems
 
     errors: list[str] = []
     notes: list[str] = []

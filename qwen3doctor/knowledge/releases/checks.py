@@ -77,7 +77,7 @@ def frame_matches(engine: str, clause, i: int) -> Table | None:
     funcs = _functions(engine)
     if funcs is None:
         return None
-    from ...anchors import compile_pattern
+    from ..patterns import compile_pattern
 
     source = clause.sources[i]
     if re.fullmatch(r"\w+", source):  # most frames are a plain name

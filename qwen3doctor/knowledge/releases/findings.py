@@ -138,7 +138,7 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
         return [replace(top, notes=tuple(top.notes) + (note,))] + findings[1:], []
     steps = [note]
     citing = []
-    from ...anchors import compile_pattern
+    from ..patterns import compile_pattern
 
     for rule in catalog.rules.values():
         for clause in [c for alt in rule.match for c in alt] + list(rule.supports):
