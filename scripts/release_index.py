@@ -247,9 +247,16 @@ FILE_CACHE: dict[str, dict] = {}  # sha1 of a file's text -> what it contributes
 EXTRACT_VERSION = 3  # bump when extraction changes; per-release results cached beside the slim zips
 
 
+def is_parser_file(pkg: str, name: str) -> bool:
+    # vLLM's frontend flags moved: entrypoints/openai/cli_args.py, launchers/cli_args.py (0.29-0.32),
+    # common/cli_args.py (0.33 on)
+    return name in PARSER_FILES[pkg] or (pkg == "vllm" and name.startswith("vllm/entrypoints/")
+                                         and name.endswith("/cli_args.py"))
+
+
 def wants_consts(pkg: str, name: str) -> bool:
     """Files whose module-level constants and classes can give a serve flag its choices or fields."""
-    return (name in PARSER_FILES[pkg] or "/config" in name or name.endswith(("envs.py", "constants.py", "arg_utils.py"))
+    return (is_parser_file(pkg, name) or "/config" in name or name.endswith(("envs.py", "constants.py", "arg_utils.py"))
             or name.startswith(("sglang/srt/server_args", "sglang/srt/arg_groups", "vllm/engine/", "vllm/entrypoints/openai/"))
             or name.endswith("/utils/__init__.py") or name in ("vllm/utils.py", "sglang/srt/utils.py"))
 
@@ -292,13 +299,15 @@ def file_facts(pkg: str, name: str, text: str) -> dict | None:
     return out
 
 
-def collect(archive: Path, pkg: str) -> dict[str, set[str]]:
+def collect(archive: Path, pkg: str, flags_only: bool = False) -> dict[str, set[str]]:
+    """Every kind of fact of one release (flags_only: just flags and choices, reading only the parser's files)."""
     facts = {"flags": set(), "choices": set(), "env": set(), "arch": set(), "func": set(), "raise": set()}
     consts: dict[str, ast.AST] = {}
     classes: dict[str, ast.ClassDef] = {}
+    namespaces: list[ast.ClassDef] = []  # SGLang 0.5.20 on: ServerArgs' fields live in arg_groups/fields/*.py
     parser_trees = []
     for name, text in sources(archive, pkg):
-        if SKIP.search(name):
+        if SKIP.search(name) or (flags_only and not wants_consts(pkg, name)):
             continue
         got = file_facts(pkg, name, text)
         if got is None:
@@ -315,10 +324,12 @@ def collect(archive: Path, pkg: str) -> dict[str, set[str]]:
                 consts.setdefault(node.target.id, node.value)
             elif isinstance(node, ast.ClassDef):
                 classes.setdefault(node.name, node)
-        if name in PARSER_FILES[pkg]:
+                if pkg == "sglang" and "/arg_groups/fields/" in name:
+                    namespaces.append(node)
+        if is_parser_file(pkg, name):
             parser_trees.append((name, tree))
     for name, tree in parser_trees:
-        flags_of(tree, consts, classes, facts)
+        flags_of(tree, consts, classes, facts, namespaces)
     return facts
 
 
@@ -366,7 +377,7 @@ def flag_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def flags_of(tree: ast.Module, consts, classes, facts) -> None:
+def flags_of(tree: ast.Module, consts, classes, facts, namespaces=()) -> None:
     """Every `add_argument` of the parser files; `**kw["field"]` and loops over `get_kwargs(Cls)` take their
     choices from the dataclass field's Literal type."""
     kw_class: dict[str, str] = {}  # variable -> config class, from `x = get_kwargs(Cls)`
@@ -384,6 +395,19 @@ def flags_of(tree: ast.Module, consts, classes, facts) -> None:
                 == "add_cli_args_from_dataclass" and len(node.args) >= 2 and isinstance(node.args[1], ast.Name) \
                 and node.args[1].id in classes:
             annotated_flags(classes[node.args[1].id], classes, consts, facts)
+            if node.args[1].id == "ServerArgs":
+                for ns in namespaces:
+                    annotated_flags(ns, classes, consts, facts)
+        # `for arg, type in [("--guided-decoding-backend", str), ...]: group.add_argument(arg, ..., deprecated=True)`
+        if isinstance(node, ast.For) and isinstance(node.iter, (ast.List, ast.Tuple)):
+            target = node.target.elts[0] if isinstance(node.target, ast.Tuple) and node.target.elts else node.target
+            if isinstance(target, ast.Name) and any(
+                    isinstance(c, ast.Call) and getattr(c.func, "attr", "") == "add_argument" and c.args
+                    and isinstance(c.args[0], ast.Name) and c.args[0].id == target.id for c in ast.walk(node)):
+                for elt in node.iter.elts:
+                    first = elt.elts[0] if isinstance(elt, ast.Tuple) and elt.elts else elt
+                    if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("--"):
+                        facts["flags"].add(first.value)
         # `for name, kwargs in get_kwargs(FrontendArgs).items(): parser.add_argument(f"--{...}", **kwargs)`
         if isinstance(node, ast.For):
             it = node.iter

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from qwen3doctor.catalog import load_catalog
-from qwen3doctor.diagnose import Overrides, diagnose_text
+from qwen3doctor.knowledge.catalog import load_catalog
+from qwen3doctor.judge.pipeline import Overrides, diagnose_text
 from qwen3doctor.knowledge import releases as rel
-from qwen3doctor.ruletools import lint
+from qwen3doctor.tools.ruletools import lint
 
 pytestmark = pytest.mark.skipif(not rel.available(), reason="the release index is not generated in this checkout")
 
@@ -65,9 +65,11 @@ def test_a_fix_with_its_own_range_passes(tmp_path):
 
 def test_lint_fails_a_value_and_a_variable_outside_the_window(tmp_path):
     fixes = ("  - title: Skip the warm-up\n    command: VLLM_DEEP_GEMM_WARMUP=skip vllm serve {model}\n    cost: none\n"
-             "  - title: MTP\n    command: vllm serve {model} --speculative-config '{\"method\": \"mtp\"}'\n    cost: none\n")
-    problems = lint(_catalog(tmp_path, window=">=0.10.0,<0.12.0", fixes=fixes, frame="forward"))
-    assert any("VLLM_DEEP_GEMM_WARMUP" in p for p in problems)
+             "  - title: Outlines\n    command: vllm serve {model} --guided-decoding-backend lm-format-enforcer\n    cost: none\n")
+    problems = lint(_catalog(tmp_path, window=">=0.10.0,<0.11.0", fixes=fixes, frame="forward"))
+    # the variable arrived in 0.11.1; the value is missing from 0.10.1 and 0.10.1.1
+    assert any("fixes[0]" in p and "VLLM_DEEP_GEMM_WARMUP is in vLLM 0.11.1-" in p for p in problems)
+    assert any("fixes[1]" in p and "value --guided-decoding-backend lm-format-enforcer" in p for p in problems)
 
 
 def test_lint_fails_a_frame_no_release_of_the_window_defines(tmp_path):
@@ -97,3 +99,73 @@ def _diagnose(name, catalog, version=None):
     text = (LOGS / name).read_text()
     opts = {"engine_version": version} if version else {}
     return diagnose_text(text, catalog, overrides=Overrides(options=opts))
+
+
+# ---------------------------------------------------------------- diagnoses from the index alone
+
+@pytest.fixture(scope="module")
+def bundled():
+    from qwen3doctor.knowledge.catalog import rule_dirs
+
+    return load_catalog(rule_dirs())
+
+
+def test_unrecognized_flag_no_rule_names(bundled):
+    report = _diagnose("vllm/release-index--task-flag-removed-0.13.0.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/flag"
+    text = " ".join(ev.text for ev in top.evidence)
+    assert "`--task` is accepted by vLLM 0.8.5-0.12.0" in text and "removed after 0.12.0" in text
+    assert any('vllm==0.12.0' in f.command for f in top.fixes)
+
+
+def test_unregistered_architecture_gets_its_first_release(bundled):
+    report = _diagnose("vllm/release-index--glm4-moe-arch-on-0.9.2.log", bundled)
+    notes = [n for f in report.findings for n in f.notes] + [ev.text for f in report.findings for ev in f.evidence]
+    assert any("`Glm4MoeForCausalLM` is registered by vLLM" in n and "first release with it is 0.10.0" in n for n in notes)
+
+
+def test_a_variable_the_release_does_not_read_is_a_warning(bundled):
+    report = _diagnose("vllm/release-index--attention-backend-variable-ignored-0.15.1.log", bundled)
+    [w] = [w for w in report.warnings if "VLLM_ATTENTION_BACKEND" in w]
+    assert "vLLM 0.15.1 does not read it" in w and "silently ignored" in w
+    assert not report.findings
+
+
+def test_the_index_is_read_only_when_a_diagnosis_needs_it(bundled, monkeypatch):
+    read = []
+    real = rel.table
+
+    def spy(engine, kind, *a):
+        read.append(kind)
+        return real(engine, kind, *a)
+
+    monkeypatch.setattr(rel, "table", spy)
+    clean = (LOGS / "vllm" / "release-index--attention-backend-variable-ignored-0.15.1.log").read_text()
+    clean = "\n".join(ln for ln in clean.splitlines() if "VLLM_" not in ln)
+    report = diagnose_text(clean, bundled)
+    assert not report.findings and read == []
+    # a finding whose fixes name flags reads the small tables, never the functions or the raise sites
+    report = _diagnose("vllm/gdn-cudagraph-illegal-memory-access--vllm-34948.log", bundled)
+    assert report.findings and set(read) <= {"flags", "choices", "env"}
+
+
+def test_explain_a_flag_and_a_variable():
+    from qwen3doctor.knowledge.releases.generic import describe
+
+    lines = describe("--gdn-prefill-backend")
+    assert lines[0].startswith("--gdn-prefill-backend: accepted by vLLM 0.18.0-")
+    assert any("triton" in ln for ln in lines)
+    assert describe("VLLM_DEEP_GEMM_WARMUP")[0].startswith("VLLM_DEEP_GEMM_WARMUP: read by vLLM 0.11.1-")
+    assert describe("--no-such-flag-anywhere")[0].startswith("--no-such-flag-anywhere: no indexed release")
+    assert describe("Qwen3ForCausalLM") is None
+
+
+def test_check_flags_a_flag_the_planned_release_lacks():
+    from qwen3doctor.knowledge.releases.generic import command_alerts
+
+    found, skipped = command_alerts("vllm", "0.17.1", "vllm serve Qwen/Qwen3.5-27B --gdn-prefill-backend triton --max-num-seqs 64")
+    assert skipped is None
+    [(name, title, detail)] = found
+    assert name == "--gdn-prefill-backend" and "0.17.1" in title and "needs vLLM >= 0.18.0" in detail
+    assert command_alerts("vllm", "0.18.0", "vllm serve m --gdn-prefill-backend triton") == ([], None)

@@ -11,8 +11,8 @@ Kinds: `flags` (`--max-num-seqs`), `choices` (`--gdn-prefill-backend=triton`), `
 """
 from __future__ import annotations
 
-import gzip
 import json
+import zlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,8 +61,8 @@ def table(engine: str, kind: str, folder: Path = HERE) -> Table | None:
     generator ran) or unreadable."""
     path = folder / f"{engine}-{kind}.json.gz"
     try:
-        data = json.loads(gzip.decompress(path.read_bytes()))
-    except (OSError, ValueError):
+        data = json.loads(zlib.decompress(path.read_bytes(), 31))  # gzip framing; zlib is already loaded
+    except (OSError, ValueError, zlib.error):
         return None
     return Table(engine, kind, tuple(data["releases"]), data["facts"])
 
@@ -222,7 +222,7 @@ def serve_part(engine: str, command: str) -> str:
     m = _SERVE[engine].search(command)
     if not m:
         return ""
-    rest = command[m.end():]
+    rest = re.sub(r"<[^<>]*>", " ", command[m.end():])  # `<your flags without --x>` is prose, not a flag
     return re.split(r"&&|\|\||;|\|", rest, maxsplit=1)[0]
 
 
@@ -266,7 +266,10 @@ def _choice_flags(engine: str) -> frozenset[str]:
 def missing_at(engine: str, command: str, lo: int, hi: int, everywhere: bool = True) -> list[Missing]:
     """What of a command is absent from some (everywhere=True) or all (False) releases lo..hi."""
     out = []
+    absent_flags = set()
     for kind, name, fact in command_facts(engine, command):
+        if kind == "choices" and fact.split("=", 1)[0] in absent_flags:
+            continue  # the flag itself is missing: its value says nothing more
         t = table(engine, kind)
         if t is None:
             continue
@@ -274,6 +277,8 @@ def missing_at(engine: str, command: str, lo: int, hi: int, everywhere: bool = T
         if not ok and kind == "flags" and engine == "sglang":
             ok = _abbreviation(t, fact, lo, hi, everywhere)
         if not ok:
+            if kind == "flags":
+                absent_flags.add(fact)
             out.append(Missing(kind, name, span_text(t, fact), requirement(t, fact)))
     return out
 

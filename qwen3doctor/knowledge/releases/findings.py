@@ -28,7 +28,7 @@ def _engine(scan: Scan, text: str = "") -> str | None:
 
 def _lines(scan: Scan) -> list[str]:
     out = [f"{c.exception_type or ''}: {c.message}" for c in scan.crashes]
-    return out + list(scan.kept)
+    return out + list(scan.lines)
 
 
 def _finding(kind: str, title: str, engine: str, lines: list[str], fixes: list[Fix], confidence: str) -> Finding:
@@ -116,11 +116,11 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
 
 
 def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list[Finding], list[str]]:
-    """The raise site of the first crash message, as a note on the top finding; with no finding, as next steps
-    with the rules that name the same function."""
+    """For a crash no rule explains: the raise site of its message and the rules that name the same function, as
+    next steps. (A diagnosis with findings does not read the raise sites: that table is the biggest one.)"""
     crash = next((c for c in scan.crashes if c.message and c.role != "wrapper"), None)
     engine = _engine(scan)
-    if crash is None or engine is None:
+    if crash is None or engine is None or findings:
         return findings, []
     from . import available
 
