@@ -258,6 +258,22 @@ def _abbreviation(t: Table, fact: str, lo: int, hi: int, everywhere: bool) -> bo
 
 
 @lru_cache(maxsize=None)
+def _choice_releases(engine: str) -> dict[str, frozenset[int]]:
+    """Flag -> the releases in which the index read at least one of its choices."""
+    t = table(engine, "choices")
+    out: dict[str, set[int]] = {}
+    for k, iv in (t.facts.items() if t else ()):
+        got = out.setdefault(k.split("=", 1)[0], set())
+        for j in range(0, len(iv), 2):
+            got.update(range(iv[j], iv[j + 1] + 1))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _has_choices(engine: str, flag: str, index: int) -> bool:
+    return index in _choice_releases(engine).get(flag, ())
+
+
+@lru_cache(maxsize=None)
 def _choice_flags(engine: str) -> frozenset[str]:
     t = table(engine, "choices")
     return frozenset(k.split("=", 1)[0] + "=" for k in t.facts) if t else frozenset()
@@ -273,7 +289,12 @@ def missing_at(engine: str, command: str, lo: int, hi: int, everywhere: bool = T
         t = table(engine, kind)
         if t is None:
             continue
-        ok = t.holds_everywhere(fact, lo, hi) if everywhere else t.holds_anywhere(fact, lo, hi)
+        if kind == "choices":
+            # a release whose choices for the flag the index could not read says nothing about the value
+            known = [i for i in range(lo, hi + 1) if _has_choices(engine, fact.split("=", 1)[0], i)]
+            ok = (all if everywhere else any)(t.holds_at(fact, i) for i in known) if known else True
+        else:
+            ok = t.holds_everywhere(fact, lo, hi) if everywhere else t.holds_anywhere(fact, lo, hi)
         if not ok and kind == "flags" and engine == "sglang":
             ok = _abbreviation(t, fact, lo, hi, everywhere)
         if not ok:

@@ -30,7 +30,7 @@ def successor(engine: str, flag: str) -> list[str]:
     words = {w for w in fact[2:].split("-") if len(w) > 3}
     out = []
     for other, iv in t.facts.items():
-        if iv[0] == last + 1 and words & set(other[2:].split("-")):
+        if iv[0] == last + 1 and len(words & set(other[2:].split("-"))) >= max(1, len(words) - 1):
             out.append(other)
     return sorted(out)[:3]
 
@@ -159,7 +159,7 @@ def choice_lines(engine: str, version, flag: str, value: str) -> list[str]:
     else:
         lines.append(f"no {LABEL[engine]} release from {t.releases[0]} to {t.releases[-1]} accepts `{flag} {value}`")
     pos = position(engine, version)
-    if pos is not None:
+    if pos is not None and not t.holds_at(key, pos):
         valid = sorted(k.split("=", 1)[1] for k, iv in t.facts.items() if k.startswith(fact + "=") and t.holds_at(k, pos))
         if valid:
             lines.append(f"{LABEL[engine]} {releases(engine)[pos]} accepts: {', '.join(valid)}")
@@ -211,7 +211,8 @@ def describe(key: str) -> list[str] | None:
             if gone:
                 words = {w for w in key.split("_")[1:] if len(w) > 3}
                 last = t.releases.index(t.spans(fact)[-1][1])
-                new = sorted(k for k, iv in t.facts.items() if iv[0] == last + 1 and words & set(k.split("_")[1:]))
+                new = sorted(k for k, iv in t.facts.items() if iv[0] == last + 1
+                             and len(words & set(k.split("_")[1:])) >= max(1, len(words) - 1))
                 if new:
                     lines.append(f"  likely successor: {', '.join(new[:3])}")
     if not lines:
