@@ -169,3 +169,19 @@ def test_check_flags_a_flag_the_planned_release_lacks():
     [(name, title, detail)] = found
     assert name == "--gdn-prefill-backend" and "0.17.1" in title and "needs vLLM >= 0.18.0" in detail
     assert command_alerts("vllm", "0.18.0", "vllm serve m --gdn-prefill-backend triton") == ([], None)
+
+
+def test_a_fix_the_detected_version_lacks_says_what_it_needs(bundled):
+    log = "vllm/gdn-cudagraph-illegal-memory-access--vllm-34948.log"  # a 0.16.0rc2 nightly
+    [fix] = [f for f in _diagnose(log, bundled).findings[0].fixes if "Triton/FLA" in f.title]
+    assert fix.command == "" and "needs vLLM >=0.18.0" in fix.title
+    [fix] = [f for f in _diagnose(log, bundled, version="0.19.1").findings[0].fixes if "Triton/FLA" in f.title]
+    assert "--gdn-prefill-backend triton" in fix.command and "needs" not in fix.title
+
+
+def test_a_fix_written_twice_shows_the_spelling_of_the_release(bundled):
+    log = "vllm/deepgemm-moe-warmup-oom--qwen3-235b-fp8-dp4-ep-h100.log"
+    old = [f.command for f in _diagnose(log, bundled, version="0.10.2").findings[0].fixes]
+    new = [f.command for f in _diagnose(log, bundled, version="0.12.0").findings[0].fixes]
+    assert any("VLLM_SKIP_DEEP_GEMM_WARMUP=1" in c for c in old) and not any("VLLM_DEEP_GEMM_WARMUP=skip" in c for c in old)
+    assert any("VLLM_DEEP_GEMM_WARMUP=skip" in c for c in new) and not any("VLLM_SKIP_DEEP_GEMM_WARMUP" in c for c in new)

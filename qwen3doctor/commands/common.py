@@ -175,7 +175,7 @@ def summary_line(report) -> None:
 
     if report.verdict is Verdict.FOUND:
         top = report.findings[0]
-        err(f"{report.source}: {len(report.findings)} finding(s); top: {top.rule_id} ({top.confidence}, {top.references[0]})")
+        err(f"{report.source}: {len(report.findings)} finding(s); top: {top.rule_id} ({', '.join((top.confidence,) + top.references[:1])})")
     elif report.verdict is Verdict.UNEXPLAINED:
         err(f"{report.source}: a crash ({report.crash.crash_class}) that no rule explains")
     elif report.verdict is Verdict.CLEAN:

@@ -49,7 +49,7 @@ def suggest(
         src.close()
     if report.findings and not anyway:
         top = report.findings[0]
-        err(f"{item.name}: already explained by {top.rule_id} ({top.confidence}, {top.references[0]}); "
+        err(f"{item.name}: already explained by {top.rule_id} ({', '.join((top.confidence,) + top.references[:1])}); "
              "nothing written (use --anyway to draft a rule regardless)")
         raise typer.Exit(EXIT_FINDING)
     written = write_draft(item, report, root=root, rule_id=rule_id, engine=engine, logs_dir=logs,

@@ -327,7 +327,7 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
     or a variable."""
     if not any(_RELEASE_FACTS.search(f.command) for f in rule.fixes):
         return list(rule.fixes)
-    from ..knowledge.releases import command_engine, fit_fix
+    from ..knowledge.releases import LABEL, command_engine, fit_fix
 
     version = env.get("engine_version")
     single = rule.engines[0] if len(rule.engines) == 1 else env.get("engine")
@@ -341,6 +341,12 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
                              str(rule.raw_when.get("engine_version") or "") if engine in rule.engines else "",
                              f.command, f.engine_version)
         if not keep:
+            # another spelling of the fix serves this release: show that one; else say what this one needs
+            spelled = any(o is not f and o.engine_version and fit_fix(engine, str(version), "", o.command, o.engine_version)[0]
+                          for o in rule.fixes)
+            if not spelled:
+                out.append(Fix(f"{f.title} (needs {LABEL.get(engine, engine)} {f.engine_version}; this log shows {version})",
+                               "", f.cost, f.engine_version))
             continue
         if note and version:
             out.append(Fix(f"{f.title} ({note})", "", f.cost, f.engine_version))

@@ -35,7 +35,7 @@ def headline(report: Report) -> str:
     if report.verdict is Verdict.UNEXPLAINED:
         return f"A crash that no rule explains: {crash_line(report.crash)[:200]}"
     top = report.findings[0]
-    return f"Most likely: {top.title} [{top.confidence} confidence, {', '.join(top.references[:2])}]"
+    return f"Most likely: {top.title} [{', '.join([f'{top.confidence} confidence'] + list(top.references[:2]))}]"
 
 
 def environment_lines(report: Report) -> list[str]:
