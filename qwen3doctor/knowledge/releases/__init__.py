@@ -332,6 +332,8 @@ def fit_fix(engine: str, version: str | None, rule_spec: str, command: str, fix_
         other = window(engine, fix_spec)
         win = (max(win[0], other[0]), min(win[1], other[1])) if win and other and max(win[0], other[0]) <= min(win[1], other[1]) else None
     if win is None:
-        return True, ""
+        return True, f"for {LABEL[engine]} {fix_spec}" if fix_spec else ""
     needs = [m.needs for m in missing_at(engine, command, *win) if m.needs]
+    if fix_spec and not needs:
+        return True, f"for {LABEL[engine]} {fix_spec}"  # one spelling of several: which releases it is for
     return True, ("needs " + "; ".join(dict.fromkeys(needs))) if needs else ""
