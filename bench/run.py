@@ -185,6 +185,7 @@ def main() -> None:
 
 INDEX_PROBE = """
 import time
+import qwen3doctor.judge.pipeline  # what every diagnosis imports anyway
 t0 = time.perf_counter()
 from qwen3doctor.knowledge import releases as r
 for kind in {kinds!r}:
@@ -198,8 +199,9 @@ INDEX_USES = (("fixes", ("flags", "choices", "env")), ("architecture", ("arch",)
 
 
 def release_index_rows(repeat: int) -> list[tuple[str, str, float, str]]:
-    """The release index's load cost in a fresh interpreter (import of the loader and the tables a diagnosis
-    reads), the worst engine, best of `repeat` runs: a diagnosis that needs it pays this once."""
+    """The release index's load cost in a fresh interpreter, after the modules every diagnosis imports: the
+    loader's import and the tables a diagnosis reads, the worst engine, best of `repeat` runs. A diagnosis
+    that needs the index pays this once; one that does not pays nothing."""
     rows = []
     for use, kinds in INDEX_USES:
         worst = 0.0
