@@ -337,18 +337,20 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
         if not engine or not _RELEASE_FACTS.search(f.command):
             out.append(f)
             continue
-        keep, note = fit_fix(engine, str(version) if version else None,
+        # the detected version is the detected engine's: a common rule's fix for the other engine gets none
+        ver = version if engine == (env.get("engine") or single) else None
+        keep, note = fit_fix(engine, str(ver) if ver else None,
                              str(rule.raw_when.get("engine_version") or "") if engine in rule.engines else "",
                              f.command, f.engine_version)
         if not keep:
             # another spelling of the fix serves this release: show that one; else say what this one needs
-            spelled = any(o is not f and o.engine_version and fit_fix(engine, str(version), "", o.command, o.engine_version)[0]
+            spelled = any(o is not f and o.engine_version and fit_fix(engine, str(ver), "", o.command, o.engine_version)[0]
                           for o in rule.fixes)
             if not spelled:
-                out.append(Fix(f"{f.title} (needs {LABEL.get(engine, engine)} {f.engine_version}; this log shows {version})",
+                out.append(Fix(f"{f.title} (needs {LABEL.get(engine, engine)} {f.engine_version}; this log shows {ver})",
                                "", f.cost, f.engine_version))
             continue
-        if note and version:
+        if note and ver:
             out.append(Fix(f"{f.title} ({note})", "", f.cost, f.engine_version))
         elif note:
             out.append(Fix(f"{f.title} ({note})", f.command, f.cost, f.engine_version))

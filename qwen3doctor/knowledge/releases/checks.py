@@ -26,6 +26,15 @@ def _intersect(a: tuple[int, int] | None, b: tuple[int, int] | None) -> tuple[in
     return (lo, hi) if lo <= hi else None
 
 
+def _open_ended(spec: str) -> bool:
+    """Whether a range reaches past every release (no upper bound): releases newer than the index are in it."""
+    if not spec:
+        return True
+    from packaging.specifiers import SpecifierSet
+
+    return "999.0" in SpecifierSet(spec, prereleases=True)
+
+
 def fix_problems(rule) -> list[Problem]:
     out = []
     single = rule.engines[0] if len(rule.engines) == 1 else None
@@ -40,7 +49,10 @@ def fix_problems(rule) -> list[Problem]:
             win = _intersect(win, window(engine, fix.engine_version))
         if win is None:  # the window lies wholly outside the indexed releases: nothing to judge
             continue
+        beyond = _open_ended(spec if engine == single else "") and _open_ended(getattr(fix, "engine_version", ""))
         for m in missing_at(engine, fix.command, *win):
+            if beyond and m.present.startswith("no release"):
+                continue  # unknown to every indexed release, in a window that reaches past them: maybe a new one
             what = {"flags": "flag", "choices": "value", "env": "variable"}[m.kind]
             out.append(Problem("fix", f"fixes[{i}].command: {what} {m.name} is in {LABEL[engine]} {m.present}, not in every "
                                       f"release of the fix's window {_span(engine, *win)}: give the fix an `engine_version` "
