@@ -197,3 +197,19 @@ def test_a_flag_no_release_has_fails_only_where_the_index_covers_the_window(tmp_
     assert any("--brand-new-flag" in p and "no release from 0.8.5" in p for p in closed)
     # an open window reaches releases newer than the index, which may have added it
     assert not [p for p in lint(_catalog(tmp_path / "b", window=">=0.16.0", fixes=fixes)) if "--brand-new-flag" in p]
+
+
+def test_explain_and_check_from_the_command_line():
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "qwen3doctor.cli", *args], capture_output=True, text=True)
+
+    r = run("explain", "--cuda-graph-max-bs")
+    assert r.returncode == 0 and "SGLang 0.4.6-0.5.19" in r.stdout
+    r = run("explain", "VLLM_ATTENTION_BACKEND")
+    assert r.returncode == 0 and "read by vLLM 0.8.5-0.14.1" in r.stdout
+    r = run("check", "--engine-version", "0.5.21", "--no-local", "--", "python", "-m", "sglang.launch_server",
+            "--model-path", "Qwen/Qwen3-8B", "--cuda-graph-max-bs", "64")
+    assert r.returncode == 1 and "SGLang 0.5.21 does not accept the flag --cuda-graph-max-bs" in r.stdout
