@@ -202,8 +202,6 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     if extra and not any(f.basis == "evidence" and f.confidence != "low" for f in ranked):
         ranked = rank(findings + extra, scan)
     elif extra:  # a rule explains the crash: the releases become notes on it
-        from dataclasses import replace
-
         facts = tuple(ev.text for f in extra for ev in f.evidence[1:])
         ranked = [replace(ranked[0], notes=tuple(ranked[0].notes) + facts)] + ranked[1:]
     ranked, site_steps = raise_site_notes(scan, ranked, catalog)
