@@ -208,7 +208,7 @@ def literal(node: ast.AST, consts: dict[str, ast.AST], depth: int = 0):
             else:
                 sub = literal(e, consts, depth + 1)
                 if sub is None:
-                    continue
+                    return None  # a part the source does not spell out: a partial list would reject real values
                 out.extend(sub)
         return out
     if isinstance(node, ast.Dict):
@@ -221,7 +221,7 @@ def literal(node: ast.AST, consts: dict[str, ast.AST], depth: int = 0):
         return literal(consts.get(node.attr), consts, depth + 1)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.BitOr)):
         a, b = literal(node.left, consts, depth + 1), literal(node.right, consts, depth + 1)
-        return (a or []) + (b or []) if (a or b) else None
+        return a + b if a is not None and b is not None else None
     if isinstance(node, ast.Call):
         fn = node.func
         if isinstance(fn, ast.Attribute) and fn.attr == "keys":
