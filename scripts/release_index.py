@@ -215,6 +215,8 @@ def literal(node: ast.AST, consts: dict[str, ast.AST], depth: int = 0):
         return [str(k.value) for k in node.keys if isinstance(k, ast.Constant)]
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
+    if isinstance(node, ast.Constant) and node.value is None:
+        return []  # `Literal[...] | None`: no choice of its own
     if isinstance(node, ast.Name):
         return literal(consts.get(node.id), consts, depth + 1)
     if isinstance(node, ast.Attribute):
