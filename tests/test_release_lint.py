@@ -105,7 +105,7 @@ def _diagnose(name, catalog, version=None):
 
 @pytest.fixture(scope="module")
 def bundled():
-    from qwen3doctor.knowledge.catalog import rule_dirs
+    from qwen3doctor.knowledge.discover import rule_dirs
 
     return load_catalog(rule_dirs())
 
