@@ -202,3 +202,15 @@ def test_every_table_is_small_and_sorted_oldest_first():
     for path in rel.HERE.glob("*.json.gz"):
         assert path.stat().st_size < 2_000_000, path.name
         json.loads(gzip.decompress(path.read_bytes()))
+
+
+def test_an_index_finding_renders_plainly_without_an_empty_reference_list():
+    # a finding from the release index cites no issue: the plain view leaves the refs field out instead of "refs: "
+    import subprocess
+    import sys
+
+    log = Path(__file__).resolve().parents[1] / "examples/logs/vllm/release-index--task-flag-removed-0.13.0.log"
+    r = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(log), "--format", "plain"],
+                       capture_output=True, text=True)
+    line = next(x for x in r.stdout.splitlines() if x.strip().startswith("release-index/"))
+    assert "confidence" in line and "refs:" not in line

@@ -66,7 +66,8 @@ def render(report: Report) -> str:
         out.append("")
     for i, f in enumerate(report.findings, 1):
         out.append(f"{i}. {f.title}")
-        out.append(f"   {f.rule_id}  score {f.score:.2f}  {f.confidence} confidence  status: {f.status}  refs: {', '.join(f.references)}")
+        refs = f"  refs: {', '.join(f.references)}" if f.references else ""
+        out.append(f"   {f.rule_id}  score {f.score:.2f}  {f.confidence} confidence  status: {f.status}{refs}")
         for ev in f.evidence:
             if ev.state != "unknown" or ev.clause.startswith("match"):
                 out.append(f"   [{MARK[ev.state]}] {ev.text}")
