@@ -175,6 +175,29 @@ def test_check_flags_a_flag_the_planned_release_lacks():
     assert command_alerts("vllm", "0.18.0", "vllm serve m --gdn-prefill-backend triton") == ([], None)
 
 
+def test_check_flags_a_model_family_the_planned_release_does_not_register():
+    from qwen3doctor.knowledge.releases.generic import family_alert
+
+    name, title, detail = family_alert("vllm", "0.12.0", "qwen3.5")
+    assert name == "arch:qwen3.5" and "vLLM 0.12.0 registers no qwen3.5 architecture" in title
+    assert "Qwen3_5ForConditionalGeneration" in detail and "0.17.0" in detail
+    assert family_alert("vllm", "0.17.0", "qwen3.5") is None  # the first release that registers it
+    assert family_alert("sglang", "0.4.6", "qwen3-next")[1].startswith("SGLang 0.4.6 registers no qwen3-next")
+    assert family_alert("vllm", "0.12.0", "other") is None and family_alert("vllm", None, "qwen3.5") is None
+
+
+def test_check_command_warns_on_a_family_the_planned_release_cannot_load():
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "qwen3doctor.cli", "check", "--engine-version", "0.12.0", "--",
+           "vllm", "serve", "Qwen/Qwen3.5-27B", "--tensor-parallel-size", "2"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 1 and "vLLM 0.12.0 registers no qwen3.5 architecture" in r.stdout
+    cmd[cmd.index("0.12.0")] = "0.17.0"
+    assert "registers no qwen3.5" not in subprocess.run(cmd, capture_output=True, text=True).stdout
+
+
 def test_a_fix_the_detected_version_lacks_says_what_it_needs(bundled):
     log = "vllm/gdn-cudagraph-illegal-memory-access--vllm-34948.log"  # a 0.16.0rc2 nightly
     [fix] = [f for f in _diagnose(log, bundled).findings[0].fixes if "Triton/FLA" in f.title]

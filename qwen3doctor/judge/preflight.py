@@ -417,6 +417,11 @@ def release_alerts(command: str, env: Environment, passed: list[str], not_checke
     if skipped:
         not_checked.append(skipped)
         return []
+    from ..knowledge.releases.generic import family_alert
+
+    arch = family_alert(engine, env.get("engine_version"), env.get("family"))
+    if arch is not None:
+        found.insert(0, arch)
     if not found:
         passed.append(f"every flag, value and variable is accepted by {engine} {env.get('engine_version')}")
     return [Alert(WARNING, f"release:{name}", title, (detail,)) for name, title, detail in found]

@@ -224,6 +224,25 @@ def describe(key: str) -> list[str] | None:
     return lines
 
 
+def family_alert(engine: str, version, family: str | None) -> tuple[str, str, str] | None:
+    """`check`: (name, title, detail) when the planned release registers none of the architectures of the model's
+    family that later (or earlier) releases register, e.g. Qwen3.5 planned on vLLM 0.12.0."""
+    from ...vocab import family_of_architecture
+
+    t = table(engine, "arch")
+    pos = position(engine, version)
+    if t is None or pos is None or not family or family == "other":
+        return None
+    archs = [a for a in t.facts if family_of_architecture(a) == family]
+    if not archs or any(t.holds_at(a, pos) for a in archs):
+        return None
+    first = min(archs, key=lambda a: t.facts[a][0])
+    rel = releases(engine)[pos]
+    title = f"{LABEL[engine]} {rel} registers no {family} architecture: the model cannot load"
+    detail = f"`{first}` is registered by {LABEL[engine]} {span_text(t, first)}; {rel} is outside that range"
+    return f"arch:{family}", title, detail
+
+
 def command_alerts(engine: str, version, command: str) -> tuple[list[tuple[str, str, str]], str | None]:
     """`check`: ([(name, title, detail)] for each flag, value or variable of a planned command the planned release
     does not accept, what was not checked). Flags no indexed release has are reported too."""
