@@ -208,3 +208,38 @@ def test_a_launch_only_paste_exits_zero(tmp_path):
     import json
 
     assert json.loads(out.stdout)["risks"]
+
+
+def test_a_launch_on_a_release_that_cannot_load_the_family_is_a_risk_citing_the_rule_for_that_crash(catalog):
+    """A serving stack's launch record (list-form arguments, the release only in the image tag) of Qwen3.5 on vLLM
+    0.10.0: the release index says no architecture of the family is registered; the risk carries the rule that
+    explains the crash this launch will hit, and an upgrade to the first release that registers it."""
+    from pathlib import Path
+
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = (Path(__file__).parent.parent / "examples/logs/vllm/launch-only--qwen3.5-on-vllm-0.10.0-gpustack.log").read_text()
+    report = diagnose_text(log, catalog)
+    env = report.environment
+    assert env.get("engine") == "vllm" and env.get("engine_version") == "0.10.0" and env.get("family") == "qwen3.5"
+    assert "--tensor-parallel-size 2" in str(env.get("serve_command")) and "]" not in str(env.get("serve_command"))
+    assert report.verdict.value == "no-crash" and not report.findings
+    risk = report.risks[0]
+    assert risk.rule_id == "release:arch:qwen3.5" and "vllm#22231" in risk.references
+    assert risk.fixes[0].command == 'pip install -U "vllm>=0.17.0"'
+    # on a release that registers it, no such risk
+    newer = diagnose_text(log.replace("vllm0.10.0", "vllm0.17.0").replace("service_version=0.10.0", "service_version=0.17.0"), catalog)
+    assert newer.environment.get("engine_version") == "0.17.0"
+    assert not [r for r in newer.risks if r.rule_id.startswith("release:arch:")]
+
+
+def test_the_engine_version_is_read_from_an_image_tag_or_install_folder_that_names_it(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    for line, version in (
+        ("INFO - With image: quay.io/gpustack/runner:cann8.2-310p-vllm0.10.0, command: []", "0.10.0"),
+        ('  File "/var/lib/gpustack/pipx/venvs/vllm-v0-11-2/lib/python3.11/site-packages/vllm/v1/engine/core.py", line 623, in run_engine_core', "0.11.2"),
+    ):
+        assert diagnose_text(line + "\n", catalog).environment.get("engine_version") == version, line
+    # a throughput figure or a model name is no version
+    assert diagnose_text("served vllm2 at 0.5 req/s\n", catalog).environment.get("engine_version") is None

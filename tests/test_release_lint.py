@@ -236,3 +236,64 @@ def test_explain_and_check_from_the_command_line():
     r = run("check", "--engine-version", "0.5.21", "--no-local", "--", "python", "-m", "sglang.launch_server",
             "--model-path", "Qwen/Qwen3-8B", "--cuda-graph-max-bs", "64")
     assert r.returncode == 1 and "SGLang 0.5.21 does not accept the flag --cuda-graph-max-bs" in r.stdout
+
+
+# ---------------------------------------------------------------- releases dated by the traceback's functions
+
+CUT_LOAD = """\
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944] WorkerProc failed to start.
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944] Traceback (most recent call last):
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py", line 680, in __init__
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944]     self.worker.load_model()
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944]   File "/usr/local/lib/python3.12/dist-packages/vllm/tracing/otel.py", line 178, in sync_wrapper
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944]     return func(*args, **kwargs)
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 502, in load_model
+(Worker_TP0 pid=331) ERROR 09-06 00:38:50 [multiproc_executor.py:944]     self.model_runner.load_model(load_dummy_weights=load_dummy_weights)
+"""
+
+
+def test_the_frames_date_a_traceback_the_log_gives_no_version_for():
+    from qwen3doctor.knowledge.releases.frames import function_key, release_window
+    from qwen3doctor.model import Frame
+
+    assert function_key("vllm", "/home/u/src/vllm/vllm/v1/worker/gpu_worker.py") == "vllm.v1.worker.gpu_worker"
+    assert function_key("sglang", "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py") == "sglang.srt.managers.scheduler"
+    w = release_window("vllm", [Frame("/x/site-packages/vllm/tracing/otel.py", 178, "sync_wrapper"),
+                                Frame("/x/site-packages/vllm/v1/worker/gpu_worker.py", 502, "load_model")])
+    assert w.first == "0.16.0" and w.last == rel.releases("vllm")[-1] and "vllm.tracing.otel:sync_wrapper" in w.because[0]
+    # a function every release has says nothing; frames that disagree (a fork) date nothing
+    assert release_window("vllm", [Frame("/x/vllm/v1/worker/gpu_worker.py", 1, "load_model")]) is None
+    assert release_window("vllm", [Frame("/x/vllm/tracing/otel.py", 1, "sync_wrapper"),
+                                   Frame("/x/vllm/executor/uniproc_executor.py", 1, "_init_executor")]) is None
+
+
+def test_a_cut_traceback_without_a_version_drops_candidates_fixed_before_its_release(bundled, monkeypatch):
+    undated = CUT_LOAD.replace("/vllm/tracing/otel.py", "/vllm/tracing/spans.py")  # no function the index dates
+    before = diagnose_text(undated, bundled)
+    assert before.environment.get("engine_releases") is None
+    assert "eagle3-interface-unsupported-model" in [f.rule_id for f in _all_candidates(undated, bundled)]
+    report = diagnose_text(CUT_LOAD, bundled)
+    assert report.environment.get("engine_releases") == "0.16.0-" + rel.releases("vllm")[-1]
+    assert "otel:sync_wrapper" in report.environment.facts["engine_releases"].source
+    # fixed in 0.11.1: a traceback through a 0.16.0+ function is past the fix
+    assert "eagle3-interface-unsupported-model" not in [f.rule_id for f in _all_candidates(CUT_LOAD, bundled)]
+    # a version in the log wins: no dating, and the function table is not read
+    read = []
+    real = rel.table
+    monkeypatch.setattr(rel, "table", lambda e, k, *a: read.append(k) or real(e, k, *a))
+    stated = diagnose_text("INFO 09-06 00:38:01 [__init__.py:216] vLLM API server version 0.10.1\n" + CUT_LOAD, bundled)
+    assert stated.environment.get("engine_releases") is None and "func" not in read
+
+
+def _all_candidates(text, catalog):
+    """Every finding `score` gives, before `rank` keeps three."""
+    from qwen3doctor.judge import pipeline
+
+    kept = []
+    real = pipeline.rank
+    pipeline.rank = lambda findings, scan=None: kept.extend(findings) or real(findings, scan)
+    try:
+        diagnose_text(text, catalog)
+    finally:
+        pipeline.rank = real
+    return kept

@@ -272,7 +272,19 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
             f"the model family is not in the log (rule: {names})", names))
     version = env.get("engine_version")
     parsed = parse_version(str(version)) if version else None
-    if "engine_version" in w:
+    dated = _releases_of_frames(env, engine) if parsed is None else None
+    if "engine_version" in w and dated is not None:
+        spec = rule.raw_when.get("engine_version")
+        inside = [in_range(v, w["engine_version"]) for v in dated]
+        span = env.get("engine_releases")
+        if all(inside):
+            out.append(Evidence("when.engine_version", HIT, f"the traceback's functions date it to {engine} {span}, within {spec}", wants=str(spec)))
+        elif not any(inside):
+            out.append(Evidence("when.engine_version", MISS, f"the traceback's functions date it to {engine} {span}, outside {spec}", wants=str(spec)))
+        else:
+            dated_unknown = f"no {engine} version in the log; its traceback's functions say {span} (rule: {spec})"
+            out.append(Evidence("when.engine_version", UNKNOWN, dated_unknown, wants=str(spec)))
+    elif "engine_version" in w:
         spec = rule.raw_when.get("engine_version")
         out.append(_condition(
             "when.engine_version", parsed, lambda v: in_range(v, w["engine_version"]),
@@ -317,7 +329,26 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
             out.append(Evidence("fixed_in", MISS, f"you are on {engine} {version}, fixed in {fixed}"))
         else:
             out.append(Evidence("fixed_in", HIT, f"you are on {engine} {version}, before the fix in {fixed}"))
+    elif fixed and dated is not None and rule.fixed_engine in (None, engine):
+        span = env.get("engine_releases")
+        if at_or_past(dated[0], fixed):
+            out.append(Evidence("fixed_in", MISS, f"the traceback's functions date it to {engine} {span}, at or past the fix in {fixed}"))
+        elif not at_or_past(dated[-1], fixed):
+            out.append(Evidence("fixed_in", HIT, f"the traceback's functions date it to {engine} {span}, before the fix in {fixed}"))
     return out
+
+
+def _releases_of_frames(env, engine) -> list | None:
+    """The releases (parsed, oldest first) that the traceback's functions allow, when the log names no version."""
+    span = env.get("engine_releases")
+    if not span or engine not in ("vllm", "sglang"):
+        return None
+    from ..knowledge.releases import _versions
+
+    first, _, last = str(span).partition("-")
+    lo, hi = parse_version(first), parse_version(last or first)
+    found = [v for v in _versions(engine) if lo <= v <= hi] if lo and hi else []
+    return found or None
 
 
 def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:

@@ -177,23 +177,16 @@ def _quiet_search(pattern, text: str) -> bool:
 
 
 def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
-    findings = []
     warnings = list(scan.warnings)
     fragments = message_fragments(scan, catalog)
     if fragments:
         scan = replace(scan, crashes=scan.crashes + fragments)
     hay = Haystack(scan, literal_index_for(catalog))
-    for rule in catalog.rules.values():
-        if hay.rules_out(rule):
-            continue
-        try:
-            rm = evaluate(rule, scan, hay)
-        except PatternTimeout as exc:
-            warnings.append(str(exc))
-            continue
-        finding = score(rm, scan)
-        if finding is not None:
-            findings.append(finding)
+    findings = _score_rules(scan, catalog, hay, warnings)
+    dated = _dated_by_frames(scan, findings)
+    if dated is not None:  # candidates only, no version in the log: the frames' releases decide version windows
+        scan = dated
+        findings = _score_rules(scan, catalog, Haystack(scan, literal_index_for(catalog)), [])
     from ..knowledge.releases.findings import raise_site_notes, release_findings
 
     extra, release_warnings = release_findings(scan)
@@ -227,6 +220,46 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         findings=tuple(ranked), next_steps=tuple(site_steps) + tuple(steps), warnings=tuple(warnings),
         lines_read=scan.lines_read, risks=risks,
     )
+
+
+def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str]) -> list:
+    findings = []
+    for rule in catalog.rules.values():
+        if hay.rules_out(rule):
+            continue
+        try:
+            rm = evaluate(rule, scan, hay)
+        except PatternTimeout as exc:
+            warnings.append(str(exc))
+            continue
+        finding = score(rm, scan)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
+    """A crash with engine frames, a log that names no engine version, and nothing better than candidates: the
+    scan with the releases its frames exist in (`engine_releases`), or None. Only then is the function table
+    of the release index read; a confident finding never pays for it."""
+    env = scan.environment
+    engine = env.get("engine")
+    if engine not in ("vllm", "sglang") or env.get("engine_version") is not None or not scan.crashes:
+        return None
+    if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
+        return None
+    frames = [f for c in scan.crashes for f in c.frames if f"/{engine}/" in f.file]
+    if not frames:
+        return None
+    from ..knowledge.releases.frames import release_window
+
+    window = release_window(engine, frames)
+    if window is None:
+        return None
+    facts = dict(env.facts)
+    facts["engine_releases"] = Fact(window.text, "log: traceback functions, by the release index (" +
+                                    "; ".join(window.because[:3]) + ")")
+    return replace(scan, environment=replace(env, facts=facts))
 
 
 RISK_STEP = ("The paste shows a launch but no crash line: if the server did stop, paste the last lines it printed "

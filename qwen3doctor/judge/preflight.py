@@ -439,7 +439,7 @@ def check(command: str, env: Environment, catalog: Catalog) -> CheckReport:
     seen = {a.key for a in alerts}
     alerts += [a for a in shape if a.key not in seen or a.key.startswith("shape:")]
     alerts += [a for a in hardware_alerts(env, flags, catalog) if a.key not in seen]
-    alerts += release_alerts(command, env, passed, not_checked)
+    alerts += [_with_rule(a, env, catalog) for a in release_alerts(command, env, passed, not_checked)]
     if env.get("engine_version") is None:
         not_checked.append(f"version-dependent rules: no {env.get('engine') or 'engine'} version (pass --engine-version, or run where the engine is installed)")
     if env.get("gpu") is None and env.get("compute_capability") is None:
@@ -448,6 +448,39 @@ def check(command: str, env: Environment, catalog: Catalog) -> CheckReport:
     alerts.sort(key=lambda a: (order[a.level], a.decided_by or "", a.key))
     return CheckReport(command=command, environment=env, alerts=tuple(alerts), checked=tuple(passed),
                        not_checked=tuple(not_checked), shapes_of=entry)
+
+
+def _with_rule(alert: Alert, env: Environment, catalog: Catalog) -> Alert:
+    """A release-index alert that a rule explains (an architecture the planned release does not register) carries
+    that rule's references and status (the crash it predicts is the one the rule was written from) and, as its fix,
+    the first release that registers the architecture (the rule's own fixes speak of other generations)."""
+    if not alert.key.startswith("release:arch:"):
+        return alert
+    from ..knowledge.releases.generic import UNREGISTERED, unregistered
+
+    engine = env.get("engine") or "vllm"
+    found = unregistered(engine, env.get("engine_version"), env.get("family"))
+    if found is None:
+        return alert
+    message, arch, first = found
+    from ..knowledge.releases import LABEL
+    upgrade = Fix(f"Upgrade to {LABEL.get(engine, engine)} {first} or later, the first release that registers `{arch}`",
+                  f'pip install -U "{engine}>={first}"', cost="a newer release to re-test, with the torch / CUDA it needs")
+    from ..model import Crash, Frame
+    from .match import evaluate
+
+    crash = Crash("startup", UNREGISTERED[0], message, None, 0, complete=True,
+                  frames=(Frame(f"{engine}/model_executor/models/registry.py", 0, UNREGISTERED[2]),))
+    scan = Scan(crashes=(crash,), lines=(), environment=env)
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        if engine not in rule.engines:
+            continue
+        rm = evaluate(rule, scan)
+        if rm.rejected or not any(ev.state == "hit" and ev.clause.endswith("message") and not ev.generic for ev in rm.match):
+            continue
+        return Alert(alert.level, alert.key, alert.title, alert.because + (f"the crash it predicts is `{rule.id}`",),
+                     references=rule.references, status=rule.status, fixes=(upgrade,))
+    return alert
 
 
 MAX_RISKS = 3

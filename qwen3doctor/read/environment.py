@@ -60,13 +60,16 @@ _ENGINE_CONFIG = re.compile(
     r"Initializing an? (?:V\d )?LLM engine \(v(?P<ver>[^)]+)\) with config: (?P<cfg>.*)|"
     r"Dumping input data for V1 LLM engine \(v(?P<ver2>[^)]+)\) with config: (?P<cfg2>.*)"
 )
-_VLLM_VERSION = re.compile(r"vLLM API server version (?P<v>\S+)|\bvllm[=\s:-]+(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)", re.I)
+# also an image tag or install folder that names the release: `runner:cann8.2-310p-vllm0.10.0`, `venvs/vllm-v0-10-0/`
+_VLLM_VERSION = re.compile(
+    r"vLLM API server version (?P<v>\S+)|\bvllm(?:[=\s:-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
+    r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 _SGLANG_VERSION = re.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
 _IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
 _NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
 _SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
 _SERVE = re.compile(
-    r"(?:^|[\s;&|$#>])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
+    r"(?:^|[\s;&|$#>\[(])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
     r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server)\b.*)"
 )
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
@@ -226,7 +229,11 @@ class EnvCollector:
             text = flat
         m = _SERVE.search(text)
         if m and not text.lstrip().startswith(("usage:", "File ")):
-            self._take_command(m.group("cmd"), P_COMMAND)
+            cmd = m.group("cmd")
+            opener = text[m.start("cmd") - 1: m.start("cmd")]
+            if opener in ("[", "("):  # a launcher's record of its argument list: `arguments: [vllm serve ... --port 40021]`
+                cmd = cmd.split("]" if opener == "[" else ")", 1)[0]
+            self._take_command(cmd, P_COMMAND)
         else:
             d = _DOCKER_VLLM.search(text)
             if d:
@@ -296,7 +303,7 @@ class EnvCollector:
         if "vllm" in text.lower() and "python" not in text.lower()[:20]:
             v = _VLLM_VERSION.search(text)
             if v:
-                version = clean_version(v.group("v") or v.group("v2") or v.group("v3") or "")
+                version = clean_version(v.group("v") or v.group("v2") or v.group("v3") or (v.group("v4") or "").replace("-", "."))
                 if version:
                     self.put("vllm", version, "log: version mention", P_HINT)
                     self.vote_engine("vllm")

@@ -224,6 +224,29 @@ def describe(key: str) -> list[str] | None:
     return lines
 
 
+# what both engines' model registries raise for an architecture they do not register (`_raise_for_unsupported`,
+# vLLM 0.8.5 onwards and SGLang 0.4.6 onwards, by the raise-site table): a rule that explains this message
+# explains a launch that `family_alert` flags
+UNREGISTERED = ("ValueError", "Model architectures ['{arch}'] are not supported for now. Supported architectures: [...]",
+                "_raise_for_unsupported")
+
+
+def unregistered(engine: str, version, family: str | None) -> tuple[str, str, str] | None:
+    """When `family_alert` holds: (the message the planned release would raise for the family's first architecture,
+    that architecture, the first release registering it)."""
+    if family_alert(engine, version, family) is None:
+        return None
+    t = table(engine, "arch")
+    first = min((a for a in t.facts if _family(a) == family), key=lambda a: t.facts[a][0])
+    return UNREGISTERED[1].format(arch=first), first, t.releases[t.facts[first][0]]
+
+
+def _family(arch: str) -> str | None:
+    from ...vocab import family_of_architecture
+
+    return family_of_architecture(arch)
+
+
 def family_alert(engine: str, version, family: str | None) -> tuple[str, str, str] | None:
     """`check`: (name, title, detail) when the planned release registers none of the architectures of the model's
     family that later (or earlier) releases register, e.g. Qwen3.5 planned on vLLM 0.12.0."""
