@@ -257,8 +257,7 @@ def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
     if window is None:
         return None
     facts = dict(env.facts)
-    facts["engine_releases"] = Fact(window.text, "log: traceback functions, by the release index (" +
-                                    "; ".join(window.because[:3]) + ")")
+    facts["engine_releases"] = Fact(window.text, "log: release index, the traceback's " + ", ".join(window.because[:3]))
     return replace(scan, environment=replace(env, facts=facts))
 
 
