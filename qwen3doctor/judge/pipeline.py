@@ -11,7 +11,7 @@ from ..read.crash import CrashParser, classify
 from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
-from ..read.prefixes import peel_record
+from ..read.prefixes import dedented, peel_record, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -41,29 +41,15 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     collector = envmod.EnvCollector()
     kept: list[str] = []
     kept_tail: list[str] = []
-    for line_no, line, why in selected_lines(source, prefilter):
-        if not line or line.isspace():
-            parser.feed(line_no, None, "", False)
+    for line_no, line, why in dedented(unwrapped(selected_lines(source, prefilter))):
+        peeled = peel_record(line) if line and not line.isspace() else None
+        if peeled is not None and "\n" in peeled[1]:
+            # a log shipper's record holding several lines (a whole traceback in one JSON `log` / `message`
+            # field): each is a line of its own, with its own prefix
+            for piece in peeled[1].split("\n"):
+                _take(parser, collector, kept, kept_tail, line_no, piece, why)
             continue
-        process, text, record = peel_record(line)
-        if text.startswith(REQUEST_ECHO):
-            continue  # a prompt or an output echoed by request logging says nothing about the server
-        if why & (CRASH | RULE) or parser.reading(process):
-            if "\\n" in text and ("Traceback" in text or 'File \\"' in text):
-                # a traceback inside a JSON string: one line with escaped newlines and quotes
-                for piece in text.replace('\\"', '"').split("\\n"):
-                    parser.feed(line_no, process, piece, process is not None, record)
-            else:
-                parser.feed(line_no, process, text, process is not None, record)
-        if why & ENV:
-            collector.feed(text, process, line_no)
-        if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
-            if len(kept) < MAX_KEPT_LINES // 2:
-                kept.append(text)
-            else:
-                kept_tail.append(text)
-                if len(kept_tail) > MAX_KEPT_LINES // 2:
-                    del kept_tail[: MAX_KEPT_LINES // 4]
+        _take(parser, collector, kept, kept_tail, line_no, line, why, peeled)
     crashes = parser.finish()
     collector.note_frames(crashes)
     env = merge_environment(collector, overrides or Overrides())
@@ -71,6 +57,32 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen)
+
+
+def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int, peeled=None) -> None:
+    """One line of the log into the crash parser, the environment collector and the kept lines."""
+    if not line or line.isspace():
+        parser.feed(line_no, None, "", False)
+        return
+    process, text, record = peeled or peel_record(line)
+    if text.startswith(REQUEST_ECHO):
+        return  # a prompt or an output echoed by request logging says nothing about the server
+    if why & (CRASH | RULE) or parser.reading(process):
+        if "\\n" in text and ("Traceback" in text or 'File \\"' in text):
+            # a traceback inside a JSON string: one line with escaped newlines and quotes
+            for piece in text.replace('\\"', '"').split("\\n"):
+                parser.feed(line_no, process, piece, process is not None, record)
+        else:
+            parser.feed(line_no, process, text, process is not None, record)
+    if why & ENV:
+        collector.feed(text, process, line_no)
+    if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
+        if len(kept) < MAX_KEPT_LINES // 2:
+            kept.append(text)
+        else:
+            kept_tail.append(text)
+            if len(kept_tail) > MAX_KEPT_LINES // 2:
+                del kept_tail[: MAX_KEPT_LINES // 4]
 
 
 def literal_index_for(catalog: Catalog) -> LiteralIndex:

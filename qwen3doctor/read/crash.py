@@ -242,8 +242,10 @@ class CrashParser:
                 self._close(process)
                 tb = None
             if tb is None:
+                # headless: the exception line is at most as indented as the frames (a paste whose common
+                # indentation was stripped puts both at column 0; a code block indents both alike)
                 tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
-                           indent=max(_indent(text) - 2, 0))
+                           indent=_indent(text))
                 self._open[process] = tb
             tb.frames.append(Frame(m.group("file"), int(m.group("line")), m.group("func") or "?"))
             tb.end = line_no

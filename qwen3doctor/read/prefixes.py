@@ -5,6 +5,8 @@ Each entry: (name, pattern). A pattern's `proc` group, when present, names the p
 
 from __future__ import annotations
 
+from typing import Iterable, Iterator
+
 import re
 
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
@@ -61,7 +63,7 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     process = None
     record = None
     rest = line
-    if rest.startswith('{"log":'):
+    if rest.startswith('{"') and rest.endswith("}") and _JSON_TEXT_KEY.search(rest):
         rest = _json_log(rest)
     if rest.endswith("cluster]") and "[repeated" in rest:
         rest = _RAY_SUFFIX.sub("", rest)
@@ -69,7 +71,7 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
         # an indented paste: peel what follows the indentation, or leave the line as it is (a frame, a code line)
         stripped = rest.lstrip()
         peeled = peel_record(stripped)
-        return peeled if peeled[1] != stripped else (None, line, None)
+        return peeled if peeled[1] != stripped else (None, rest, None)
     for _ in range(6):
         if not rest or rest[0] == " " or not _QUICK.search(rest, 0, 48):
             break
@@ -96,15 +98,27 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     return process, rest, record
 
 
+# the field a log shipper keeps the line in: Docker's json-file driver and Kubernetes collectors (`log`), fluentd /
+# vector / Loki exports (`message`, `msg`), `journalctl -o json` (`MESSAGE`)
+_JSON_TEXT_KEYS = ("log", "message", "msg", "MESSAGE")
+_JSON_TEXT_KEY = re.compile(r'"(?:log|message|msg|MESSAGE)"\s*:\s*"')
+
+
 def _json_log(line: str) -> str:
-    """Docker's json-file driver and some Kubernetes collectors: `{"log":"...\\n","stream":"stderr",...}`."""
+    """`{"log":"...\\n","stream":"stderr",...}` and the like: the line the record holds, else the line as it is."""
     import json
 
     try:
-        value = json.loads(line).get("log")
-    except (ValueError, AttributeError):
+        record = json.loads(line)
+    except ValueError:
         return line
-    return value.rstrip("\r\n") if isinstance(value, str) else line
+    if not isinstance(record, dict):
+        return line
+    for key in _JSON_TEXT_KEYS:
+        value = record.get(key)
+        if isinstance(value, str):
+            return value.rstrip("\r\n")
+    return line
 
 
 def _compose_ok(line: str, m: "re.Match[str]") -> bool:
@@ -116,3 +130,89 @@ def _compose_ok(line: str, m: "re.Match[str]") -> bool:
 def _normalise(proc: str) -> str:
     proc = " ".join(proc.split())
     return re.sub(r",?\s*ip=[\w.:]+", "", proc)
+
+
+DEDENT_SAMPLE = 64  # the first non-blank lines that decide a paste's common indentation
+
+
+def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, why) with the paste's common indentation removed: a log pasted as an indented code
+    block, or quoted by a mail or chat client with spaces, has every line shifted alike, which moves a
+    traceback's exception line off the column Python prints it at. Decided on the first DEDENT_SAMPLE non-blank
+    lines (a log is read once, in order); lines that lack the indentation are passed as they are."""
+    it = iter(lines)
+    head: list[tuple[int, str, int]] = []
+    seen = 0
+    for item in it:
+        head.append(item)
+        if item[1].strip():
+            seen += 1
+            if seen >= DEDENT_SAMPLE:
+                break
+    width = min((len(t) - len(t.lstrip(" ")) for _, t, _ in head if t.strip()), default=0)
+    if width < 2:
+        yield from head
+        yield from it
+        return
+    pad = " " * width
+    for n, t, why in head:
+        yield n, t[width:] if t.startswith(pad) else t, why
+    for n, t, why in it:
+        yield n, t[width:] if t.startswith(pad) else t, why
+
+
+UNWRAP_MIN_WIDTH = 60
+UNWRAP_MIN_CUT = 3
+
+
+def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, why) with a terminal's hard wraps undone: a log copied from a terminal window (or a
+    console that folds at a fixed width) has every long line cut into pieces exactly as wide as the window,
+    which splits exception lines, frames and the words rules look for. When the first lines show it - no line
+    wider than W (at least UNWRAP_MIN_WIDTH), and UNWRAP_MIN_CUT or more (and most) of the lines exactly W wide
+    followed by a line that goes on mid-text - a line exactly W wide is joined with the next line. Once a line wider than W appears, nothing more is joined (it was not wrapped)."""
+    it = iter(lines)
+    head: list[tuple[int, str, int]] = []
+    for item in it:
+        head.append(item)
+        if len(head) >= 4 * DEDENT_SAMPLE:
+            break
+    width = max((len(t) for _, t, _ in head), default=0)
+    full = [i for i, (_, t, _) in enumerate(head) if len(t) == width]
+    # a cut: the next line goes on mid-text (not indented, not a new record starting like the wide one); lines that
+    # merely share a length (one prefix, similar frames) are followed by new records
+    cuts = sum(1 for i in full if i + 1 < len(head) and head[i + 1][0] == head[i][0] + 1 and _goes_on(head[i][1], head[i + 1][1]))
+    if width < UNWRAP_MIN_WIDTH or cuts < UNWRAP_MIN_CUT or 2 * cuts < len(full):
+        yield from head
+        yield from it
+        return
+    held: tuple[int, str, int] | None = None
+    last = 0
+    for n, t, why in _chain(head, it):
+        if len(t) > width:
+            width = 1 << 62  # not a wrapped paste after all
+        if held is not None:
+            if n == last + 1:
+                held = (held[0], held[1] + t, held[2] | why)
+                last = n
+                if len(t) != width:
+                    yield held
+                    held = None
+                continue
+            yield held
+            held = None
+        if len(t) == width:
+            held, last = (n, t, why), n
+            continue
+        yield n, t, why
+    if held is not None:
+        yield held
+
+
+def _goes_on(wide: str, following: str) -> bool:
+    return bool(following) and not following[0].isspace() and following[:8] != wide[:8]
+
+
+def _chain(first: list, rest: Iterator) -> Iterator:
+    yield from first
+    yield from rest
