@@ -69,3 +69,13 @@ def in_range(version: Version, spec: str) -> bool:
 def at_or_past(version: Version, fixed: str) -> bool:
     fixed_v = parse_version(fixed)
     return fixed_v is not None and Version(version.public) >= fixed_v
+
+
+def bounded_above(spec: str) -> bool:
+    """The range ends somewhere (`<0.13.0`, `>=0.5.7,<0.5.20`, `==0.10.1`, `~=0.5.3`), not open towards later
+    releases (`>=0.17.0`, `!=0.10.0`). An empty or invalid range is not bounded."""
+    try:
+        specifiers = _specifier(spec) if spec else ()
+    except ValueError:
+        return False
+    return any(s.operator in ("<", "<=", "==", "===", "~=") for s in specifiers)

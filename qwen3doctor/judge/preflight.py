@@ -4,10 +4,11 @@ Two sources of warnings, both data-driven:
 
   rules   every rule's `when` conditions (engine, family, version, quantization, GPU, flags, ...) evaluated
           against the planned command plus the environment. No crash exists yet, so only a *combination*
-          counts: a rule warns when at least two of its specific conditions hold (the family, a flag, the
-          quantization, the GPU / compute capability, the platform, an env fact, or a version window with an
-          upper bound) and none is contradicted. When one of them is unknown (no engine version, no GPU)
-          the rule is listed as *possible*, grouped by the fact that would decide it.
+          counts, by the policy ranking uses too (judge/combination.py): nothing contradicted, the engine,
+          family and platform hold (gates, not evidence), and one discriminating fact holds beyond a stated
+          family (two for a family-agnostic rule): the quantization, a flag, the GPU / compute capability,
+          an env fact, or a version window with an upper bound. When a stated condition is unknown (no engine
+          version, no GPU) the rule is listed as *possible*, grouped by the fact that would decide it.
   shapes  the bundled table of Qwen3-family shapes (data/model_shapes.yaml): attention / KV / Gated DeltaNet
           heads, MLP, expert and shared-expert widths against the TP / EP sizes, the 128-wide FP8 blocks,
           the vision tower's 16 heads, --max-model-len against max_position_embeddings, the GPU count. A shape
@@ -28,13 +29,13 @@ from ..read.command import canonical_flag, read_command
 from .. import vocab
 from ..knowledge.catalog import Catalog
 from ..knowledge.shapes import shapes_of, shapes_table
+from .combination import KNOWN, known_bad
 from .match import when_states
 from ..model import Environment, Evidence, Fact, Finding, Fix, Rule, RuleMatch, Scan
 from .rank import fixes_for
 from ..versions import parse_version
 
 WARNING, POSSIBLE, NOTE = "warning", "possible", "note"
-SPECIFIC = {"when.family", "when.flags", "when.quantization", "when.gpu", "when.compute_capability", "when.platform"}
 LAUNCHERS = {
     "vllm": "vllm serve",
     "sglang": "python -m sglang.launch_server",
@@ -358,42 +359,19 @@ def _rule_fact_alert(rule: Rule, env: Environment, because: tuple[str, ...]) -> 
 
 # -- rules' `when` conditions -----------------------------------------------------------------------
 def rule_alert(rule: Rule, scan: Scan) -> Alert | None:
+    """A rule's `when` conditions on the planned launch, judged by the known-bad-combination policy that ranking
+    uses too (judge/combination.py): `known` is a warning, `possible` names the fact that would decide it."""
     states = when_states(rule, scan)
-    by = {e.clause: e for e in states}
-    if by.get("when.engine") is None or by["when.engine"].state != "hit":
+    combo = known_bad(rule, states)
+    if combo is None:
         return None
-    if any(e.state == "miss" for e in states):
-        return None  # a contradicted condition, or a version at or past the fix
-    specific_hits, unknown = [], []
-    for e in states:
-        if e.clause == "when.engine_version":
-            bounded = re.search(r"<|==|~=|!=", str(rule.raw_when.get("engine_version", "")))
-            if e.state == "hit" and bounded:
-                specific_hits.append(e)
-            elif e.state == "unknown":
-                unknown.append(e)
-            continue
-        specific = e.clause in SPECIFIC or e.clause.startswith("when.env.")
-        if e.state == "hit" and specific:
-            specific_hits.append(e)
-        elif e.state == "unknown" and e.clause not in ("when.engine", "fixed_in"):
-            unknown.append(e)
-    specific_unknown = [e for e in unknown if e.clause in SPECIFIC or e.clause.startswith("when.env.")
-                        or (e.clause == "when.engine_version" and re.search(r"<|==|~=|!=", str(rule.raw_when.get("engine_version", ""))))]
-    hits = [e for e in states if e.state == "hit" and e.clause not in ("when.engine",)]
     rm = RuleMatch(rule, (), (), tuple(states), False)
     fixes = fixes_for(rm, scan.environment)
-    because = tuple(e.text for e in hits)
-    if len(specific_hits) >= 2 and not unknown:
+    because = tuple(e.text for e in combo.holds if e.clause != "when.engine")
+    if combo.level == KNOWN:
         return Alert(WARNING, rule.id, rule.title, because, references=rule.references, status=rule.status, fixes=fixes)
-    beyond_family = [e for e in specific_hits if e.clause != "when.family"]
-    family_hit = any(e.clause == "when.family" for e in specific_hits)
-    version_window_unknown = any(e.clause == "when.engine_version" for e in specific_unknown)
-    # a possible needs more than the family: a flag / quantization / GPU that holds, or a version window to check
-    if unknown and (beyond_family and len(specific_hits) + len(specific_unknown) >= 2 or family_hit and version_window_unknown):
-        return Alert(POSSIBLE, rule.id, rule.title, because, unknown=tuple(e.text for e in unknown),
-                     decided_by=_decider(unknown[0].clause), references=rule.references, status=rule.status, fixes=fixes)
-    return None
+    return Alert(POSSIBLE, rule.id, rule.title, because, unknown=tuple(e.text for e in combo.unknown),
+                 decided_by=_decider(combo.unknown[0].clause), references=rule.references, status=rule.status, fixes=fixes)
 
 
 def _decider(clause: str) -> str:

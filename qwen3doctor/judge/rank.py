@@ -9,6 +9,7 @@ import re
 import shlex
 from dataclasses import replace
 
+from .combination import GATES, known_bad
 from .match import FRAGMENT
 from ..read.command import read_command, without_flags
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
@@ -22,8 +23,7 @@ SUPPORT_CAP = 0.30
 # conditions on the environment
 # model family, engine and platform are gates, not evidence: for a rule without crash evidence of its own (a flag,
 # a generic message, a common frame) a hit adds nothing, so a family-agnostic cause does not lose to a narrower
-# rule for holding the family; a miss cuts the score (MISS_FACTOR) either way
-GATES = ("when.engine", "when.family", "when.platform")
+# rule for holding the family; a miss cuts the score (MISS_FACTOR) either way (GATES: judge/combination.py)
 WHEN_WEIGHT = {
     "when.engine": 0.04, "when.family": 0.15, "when.engine_version": 0.10, "when.quantization": 0.12,
     "when.gpu": 0.08, "when.compute_capability": 0.08, "when.platform": 0.06, "when.flags": 0.08,
@@ -90,14 +90,12 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             supported = supported or not generic
     total += min(support, SUPPORT_CAP)
     factor = 1.0
-    when_hits = set()
     misses = []
     agnostic = engine_agnostic(rule)
     for ev in rm.when:
         if ev.state == "hit":
             if strong or ev.clause not in GATES:
                 total += WHEN_WEIGHT.get(ev.clause, ENV_WEIGHT)
-            when_hits.add(ev.clause)
         elif ev.state == "miss":
             if ev.clause == "when.engine" and agnostic:
                 factor *= OTHER_MISS_FACTOR  # the library's crash reads the same under either engine
@@ -117,7 +115,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
                 # contradicts (its workaround flag set, a version outside its window, another platform) is dropped
                 return None
             basis = "generic"
-        elif _combination(rm, when_hits, misses):
+        elif _combination(rm):
             basis = "combination"
         elif supported and crashed and not misses:
             basis = "supporting"  # a crash whose own lines are missing, and lines that point here
@@ -130,7 +128,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         else:
             return None
     elif not rule.match:
-        if not _combination(rm, when_hits, misses):
+        if not _combination(rm):
             return None
         basis = "combination"
     total *= factor
@@ -220,15 +218,11 @@ def _cut_traceback(scan: Scan) -> bool:
     return bool(own) and not own[0].complete and bool(own[0].frames) and not any(c.exception_type for c in own)
 
 
-def _combination(rm: RuleMatch, when_hits: set[str], misses: list[Evidence]) -> bool:
-    """A known-bad combination: the family, plus a discriminating fact (quantization, flags, GPU, platform, or
-    for a rule without crash clauses its version range), and nothing contradicted."""
-    if misses or "when.family" not in when_hits:
-        return False
-    discriminating = when_hits & {"when.quantization", "when.flags", "when.gpu", "when.compute_capability", "when.platform"}
-    if not rm.rule.match:
-        return bool(discriminating) or "when.engine_version" in when_hits
-    return bool(discriminating)
+def _combination(rm: RuleMatch) -> bool:
+    """A known-bad combination (judge/combination.py, the policy `check` uses too) whose facts that hold already
+    make it one: a `check` warning, or a possible whose unknown conditions could only contradict it."""
+    combo = known_bad(rm.rule, rm.when)
+    return combo is not None and combo.enough
 
 
 BASIS_NOTE = {

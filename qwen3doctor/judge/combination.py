@@ -1,0 +1,84 @@
+"""The known-bad-combination policy, in one place: when a rule's `when` conditions alone name a crash.
+
+Ranking uses it for a rule the log gives no crash evidence for (`basis: combination`); `check` and the risks of
+a crash-free launch use it for every rule (a warning or a possible). One function decides for both, so a
+launch `check` warns about is a combination candidate when the same launch is in a log, and the reverse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Evidence, Rule
+from ..versions import bounded_above
+
+KNOWN, POSSIBLE = "known", "possible"
+HIT, MISS, UNKNOWN = "hit", "miss", "unknown"
+# where the launch runs: a gate holds or is contradicted, and says nothing about which crash of that engine,
+# model family or platform this is
+GATES = ("when.engine", "when.family", "when.platform")
+# facts that set a launch apart from others of the same engine, family and platform
+FACTS = ("when.quantization", "when.flags", "when.gpu", "when.compute_capability")
+
+
+@dataclass(frozen=True)
+class Combination:
+    """A rule's `when` conditions judged as a known-bad combination of facts."""
+
+    level: str  # known | possible
+    holds: tuple[Evidence, ...]  # every stated condition that holds, in the rule's order
+    facts: tuple[Evidence, ...]  # the discriminating facts among them
+    unknown: tuple[Evidence, ...]  # the stated conditions the facts at hand do not decide
+    enough: bool  # the stated family holds and the facts that hold already make the count: only the unknown
+    #               conditions stand between this and `known`, and each of them can only contradict it
+
+
+def discriminating(rule: Rule, clause: str) -> bool:
+    """A fact that sets a launch apart: quantization, a flag, the GPU or its compute capability, an environment
+    variable, or a version window with an upper bound. A workaround flag not set (`not_flags`), a version before
+    the fix (`fixed_in`) and an open-ended version range (`>=0.17`) hold for nearly every launch of their
+    release and later: they can contradict a combination, never make one."""
+    if clause in FACTS or clause.startswith("when.env."):
+        return True
+    return clause == "when.engine_version" and bounded_above(str(rule.raw_when.get("engine_version", "")))
+
+
+def known_bad(rule: Rule, states: list[Evidence] | tuple[Evidence, ...]) -> Combination | None:
+    """The policy. `states` are the rule's `when` conditions, each hit / miss / unknown (match.when_states).
+
+    - Any condition contradicted (a miss: another engine, family or platform, a workaround flag already set, a
+      version outside the window or at / past the fix) -> None.
+    - Engine, model family and platform are gates, not evidence: they must hold (or, for `possible`, be
+      unknown) and never count towards the combination. A family-agnostic rule (an FP8 checkpoint on a pre-Ada
+      GPU) is judged on its facts like any other.
+    - The count: a rule that states a model family needs one discriminating fact beyond it; a rule that
+      states none needs two (see `discriminating`).
+    - `known`: every stated condition holds (none unknown) and the count is met.
+    - `possible`: some stated condition is unknown, at least one discriminating fact holds, and the facts that
+      hold plus the unknown ones could meet the count. A family that holds while every discriminating fact is
+      unknown is no combination yet (gates are not evidence), nor is an engine alone.
+    - `enough` (on either level): the stated gates hold and the discriminating facts that hold already meet
+      the count; what is unknown can only contradict it (a workaround flag, an open version range, a further
+      fact).
+
+    Callers: `check` warns on `known` and lists `possible` with the fact that decides it (preflight.rule_alert);
+    ranking lists a rule without crash evidence as a low-confidence combination candidate on `enough`
+    (rank.score), so every `check` warning is a candidate when the same launch is in a log, and every candidate
+    is at least a `check` possible. (Ranking on `known` alone loses top-1 cases of the corpus whose pasted log
+    holds no engine version: vllm-35924, vllm-36249.)
+    """
+    if any(s.state == MISS for s in states):
+        return None
+    by = {s.clause: s for s in states}
+    family = by.get("when.family")
+    need = 1 if family is not None else 2
+    facts = tuple(s for s in states if s.state == HIT and discriminating(rule, s.clause))
+    open_facts = [s for s in states if s.state == UNKNOWN and discriminating(rule, s.clause)]
+    holds = tuple(s for s in states if s.state == HIT)
+    unknown = tuple(s for s in states if s.state == UNKNOWN)
+    gates_hold = all(by[g].state == HIT for g in GATES if g in by)
+    if not unknown and len(facts) >= need:
+        return Combination(KNOWN, holds, facts, (), True)
+    if unknown and facts and len(facts) + len(open_facts) >= need:
+        return Combination(POSSIBLE, holds, facts, unknown, gates_hold and len(facts) >= need)
+    return None
