@@ -243,3 +243,27 @@ def test_the_engine_version_is_read_from_an_image_tag_or_install_folder_that_nam
         assert diagnose_text(line + "\n", catalog).environment.get("engine_version") == version, line
     # a throughput figure or a model name is no version
     assert diagnose_text("served vllm2 at 0.5 req/s\n", catalog).environment.get("engine_version") is None
+
+
+def test_a_known_bad_combination_in_a_crash_free_log_is_a_risk_never_a_finding(catalog, tmp_path):
+    """The exit-code contract: with no crash sign the verdict is "no crash" whatever the launch may hit; the rule
+    the ranking would list as a combination candidate (Qwen3.5 with MTP on a release inside its window) comes
+    back as a risk."""
+    import subprocess
+    import sys
+
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("vllm                              0.17.0\n"
+           "$ vllm serve Qwen/Qwen3.5-27B --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}' "
+           "--tensor-parallel-size 4\n")
+    report = diagnose_text(log, catalog)
+    assert report.verdict.value == "no-crash" and report.findings == ()
+    assert "gdn-mtp-spec-decode-illegal-memory-access" in [r.rule_id for r in report.risks]
+    path = tmp_path / "launch.log"
+    path.write_text(log)
+    out = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "diagnose", str(path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "No crash found" in out.stdout
+    # the same launch with a crash line: a diagnosis
+    crashed = diagnose_text(log + "RuntimeError: CUDA error: an illegal memory access was encountered\n", catalog)
+    assert crashed.verdict.value == "finding" and crashed.risks == ()

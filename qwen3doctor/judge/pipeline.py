@@ -195,6 +195,10 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         scan = replace(scan, crashes=scan.crashes + fragments)
     hay = Haystack(scan, literal_index_for(catalog))
     findings = _score_rules(scan, catalog, hay, warnings)
+    if not scan.crashes:
+        # no crash sign: a known-bad combination is a risk of the launch (`launch_risks`), never a finding, so a
+        # clean log's verdict and exit code do not depend on what its launch might hit
+        findings = [f for f in findings if f.basis != "combination"]
     dated = _dated_by_frames(scan, findings)
     if dated is not None:  # candidates only, no version in the log: the frames' releases decide version windows
         scan = dated

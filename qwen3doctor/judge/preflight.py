@@ -30,9 +30,9 @@ from .. import vocab
 from ..knowledge.catalog import Catalog
 from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
-from .match import when_states
+from .match import evaluate, when_states
 from ..model import Environment, Evidence, Fact, Finding, Fix, Rule, RuleMatch, Scan
-from .rank import fixes_for
+from .rank import fixes_for, rank_key, score
 from ..versions import parse_version
 
 WARNING, POSSIBLE, NOTE = "warning", "possible", "note"
@@ -482,11 +482,15 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
         rule = catalog.rules.get(alert.key)
         evidence = tuple(Evidence("when", "hit", b) for b in alert.because) + tuple(
             Evidence("when", "unknown", u) for u in alert.unknown)
+        # ordered as the ranking orders the same rules as candidates of a crash that says nothing (the weight of the
+        # conditions that hold); an alert the ranking would not list comes after them, a possible one last
+        as_candidate = score(evaluate(rule, scan), scan) if rule is not None else None
+        weight = as_candidate.score if as_candidate is not None else (0.02 if alert.level == WARNING else 0.01)
         out.append(Finding(
             rule_id=alert.key, title=alert.title, status=alert.status or "likely",
-            score=0.2 if alert.level == WARNING else 0.1, confidence="low",
+            score=round(weight, 3), confidence="low",
             engines=rule.engines if rule else (), families=rule.families if rule else (),
             references=alert.references, evidence=evidence, fixes=alert.fixes, fixed_in=rule.fixed_in if rule else None,
             notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk"))
-    out.sort(key=lambda f: (-f.score, f.rule_id))
+    out.sort(key=rank_key)
     return tuple(out[:MAX_RISKS])

@@ -240,18 +240,26 @@ def rank(findings: list[Finding], scan: Scan | None = None) -> list[Finding]:
     at low confidence, never a confident claim for one of them."""
     if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
         findings = [f for f in findings if f.basis == "evidence"]
-    order = {"high": 0, "medium": 1, "low": 2}
     depth = _frame_depths(scan)
     # among candidates the log cannot tell apart, the one whose evidence names the deepest frame of the crash
     # first (how many issues report a cause says nothing about this crash)
     # (the cause reported in more issues, then the better established one, is listed first only when nothing in
     # the log tells them apart: a prior, not evidence)
-    findings.sort(key=lambda f: (-f.score, order[f.confidence], -_deepest(f, depth),
-                                 0 if f.basis == "evidence" else -len(f.references), STATUS_ORDER.get(f.status, 3),
-                                 f.rule_id))
+    findings.sort(key=lambda f: rank_key(f, depth))
     # a thin paste: up to three candidates, each saying what would confirm it
     limit = MAX_CANDIDATES if findings and all(f.confidence == "low" for f in findings) else MAX_FINDINGS
     return _tie_shared(findings[:limit])
+
+
+CONFIDENCE_ORDER = {"high": 0, "medium": 1, "low": 2}
+
+
+def rank_key(f: Finding, depth: dict[str, int] | None = None) -> tuple:
+    """The order of findings (and of a clean log's risks): score, confidence, the deepest frame their evidence
+    names; then, for candidates nothing in the log tells apart, the cause reported in more issues and the better
+    established one (a prior, not evidence), then the id."""
+    return (-f.score, CONFIDENCE_ORDER[f.confidence], -_deepest(f, depth or {}),
+            0 if f.basis == "evidence" else -len(f.references), STATUS_ORDER.get(f.status, 3), f.rule_id)
 
 
 def _frame_depths(scan: Scan | None) -> dict[str, int]:
