@@ -60,3 +60,26 @@ def test_eval_splits_covered_causes_and_says_why_each_case_missed(catalog):
     assert "covered (a bundled rule cites the cause): 3 cases, top-1 2 (66.7%)" in text
     assert "uncovered (no bundled rule cites it): 2 cases, top-1 0 (0.0%), top-3 0 (0.0%)" in text
     assert "sglang-unknown-assert" in text and "unexplained crash" in text
+
+
+def test_eval_perturb_scores_each_paste_form_against_the_log_as_collected(catalog):
+    from qwen3doctor.tools.evaluate import render_perturbed, run_perturbed
+
+    rows = run_perturbed(DATA / "cases", catalog, ["indented", "journald", "last-15-lines"])
+    assert [r[0] for r in rows] == ["as-collected", "indented", "journald", "last-15-lines"]
+    base = rows[0][2].figures()
+    for name, what, result, lost in rows[1:3]:
+        assert result.figures()["top3"] == base["top3"] and lost == [] and result.figures()["false_claims"] == 0, name
+    text = render_perturbed(rows)
+    assert text.splitlines()[0].split()[:4] == ["paste", "top-1", "top-3", "false"] and "journald: read with journalctl" in text
+
+
+def test_eval_perturb_from_the_command_line_and_an_unknown_form():
+    run = lambda *a: subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "eval", str(DATA / "cases"), *a],
+                                    capture_output=True, text=True, timeout=300)
+    out = run("--transform", "quoted", "--format", "json")
+    doc = json.loads(out.stdout)
+    assert out.returncode == 0 and [d["paste"] for d in doc] == ["as-collected", "quoted"] and doc[1]["lost"] == []
+    bad = run("--transform", "telegram")
+    assert bad.returncode == 2 and "unknown transformation 'telegram'" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

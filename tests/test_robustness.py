@@ -241,3 +241,16 @@ def test_parallel_scan_of_a_large_file_selects_the_same_lines(catalog, tmp_path,
             expected, lines_read = got, src.lines_read
         else:
             assert got == expected and src.lines_read == lines_read and src.bytes_read == size
+
+
+def test_an_exception_clause_skips_a_chained_cause_without_a_type(catalog):
+    """A cause cut above its exception line, chained to a crash that names one: the `exception` clause compares
+    types and must skip the cause that has none (an indented paste of such a chain raised AttributeError)."""
+    from qwen3doctor.judge.match import clause_state
+    from qwen3doctor.model import Clause, Crash, Environment, Frame, Scan
+
+    cut = Crash("other", None, "", None, 1, frames=(Frame("a.py", 1, "capture_one_batch_size"),))
+    outer = Crash("other", "Exception", "Capture cuda graph failed", None, 5, complete=True, chained=(cut,))
+    clause = next(c for r in catalog.rules.values() for alt in r.match for c in alt if c.kind == "exception")
+    state = clause_state(clause, Scan((outer,), (), Environment()), "t", "match.exception")
+    assert state.state in ("hit", "miss")

@@ -139,7 +139,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         return Evidence(label, UNKNOWN, f"no complete traceback to look for {_names(clause.sources)}")
     if kind == "exception":
         typed = [c for c in crashes if c.exception_type]
-        for crash in typed + list(_chained(typed)) if search else ():
+        # a chained cause cut above its exception line has no type to compare
+        for crash in [c for c in typed + list(_chained(typed)) if c.exception_type] if search else ():
             for pat, src in candidates(clause, crash.exception_type, crash.exception_type.lower()):
                 if _search(pat, crash.exception_type, rule_id, src, full=True):
                     return _hit(label, f"exception `{crash.exception_type}`{_where(crash)}", clause, src,

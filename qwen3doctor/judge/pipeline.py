@@ -42,6 +42,8 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     kept: list[str] = []
     kept_tail: list[str] = []
     for line_no, line, why in dedented(unwrapped(selected_lines(source, prefilter))):
+        if line.startswith("```"):
+            continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
         peeled = peel_record(line) if line and not line.isspace() else None
         if peeled is not None and "\n" in peeled[1]:
             # a log shipper's record holding several lines (a whole traceback in one JSON `log` / `message`

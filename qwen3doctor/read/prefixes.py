@@ -22,6 +22,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # and a partial/full tag ("2026-01-01T00:00:00.000000000Z stdout F "); "date time:" and Python logging's
     # "date time - " forms too
     ("timestamp", rf"{_TS}(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
+    # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
+    ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
     # Python logging's default format after its timestamp: "gpustack.worker.backends.vllm - ERROR - "
     ("pylog", r"(?:[\w.]+ - )?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - "),
     # a launcher's rank tag: "[1/8,TP1][pid=5510] "
@@ -45,7 +47,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
-_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):")
+_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):"
+                    r"|^[A-S][a-u][b-y] [ \d]\d \d\d:")
 
 
 def peel(line: str) -> tuple[str | None, str]:

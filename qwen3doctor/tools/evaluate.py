@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from ..knowledge.catalog import Catalog
-from ..judge.pipeline import diagnose_source
+from ..judge.pipeline import diagnose_source, diagnose_text
 from ..errors import InputError
 from ..read.reader import open_source
 from ..vocab import canonical_reference
@@ -114,7 +114,8 @@ def is_negative(case_dir: Path, label: dict) -> bool:
     return "-neg-" in case_dir.name or str(label.get("root_cause_key", "")).startswith("not-a-crash")
 
 
-def run_eval(root: Path, catalog: Catalog) -> EvalResult:
+def run_eval(root: Path, catalog: Catalog, transform=None) -> EvalResult:
+    """Every case diagnosed; with `transform` (text -> text, see tools/perturb), its log as that paste would read."""
     cases = load_cases(root)
     issues_by_key: dict[str, set[str]] = {}
     for _, label in cases:
@@ -131,11 +132,18 @@ def run_eval(root: Path, catalog: Catalog) -> EvalResult:
         covered = bool(cited & set(expected))
         log = case_dir / "log.txt"
         try:
-            src = open_source(str(log), force=True)
-            try:
-                report = diagnose_source(src, catalog)
-            finally:
-                src.close()
+            if transform is None:
+                src = open_source(str(log), force=True)
+                try:
+                    report = diagnose_source(src, catalog)
+                finally:
+                    src.close()
+            else:
+                try:
+                    text = log.read_text(encoding="utf-8", errors="replace")
+                except OSError as exc:
+                    raise InputError(f"{log}: cannot read ({exc.__class__.__name__})") from None
+                report = diagnose_text(transform(text), catalog, source=str(log))
         except InputError as exc:
             out.results.append(CaseResult(case_dir.name, key, not negative, None, None, None, [], False, expected, str(exc),
                                           covered, None if negative else UNREADABLE))
@@ -196,4 +204,35 @@ def render_text(result: EvalResult) -> str:
                      f"top-3 {p['top3']} ({share(p['top3'])})")
     m = fig["misses"]
     lines.append("misses at rank 1: " + ", ".join(f"{n} {kind}" for kind, n in m.items() if n or kind != UNREADABLE))
+    return "\n".join(lines) + "\n"
+
+
+def run_perturbed(root: Path, catalog: Catalog, names: list[str] | None = None) -> list[tuple[str, str, EvalResult, list[str]]]:
+    """(name, what the user did, result, positive cases right in the top 3 as collected but not after) for the log
+    as collected and each transformation of tools/perturb."""
+    from .perturb import TRANSFORMS
+
+    unknown = [n for n in names or () if n not in TRANSFORMS]
+    if unknown:
+        raise InputError(f"unknown transformation {unknown[0]!r} (known: {', '.join(TRANSFORMS)})")
+    base = run_eval(root, catalog)
+    right = {r.case for r in base.results if r.positive and r.rank is not None and r.rank <= 3}
+    out = [("as-collected", "the log as collected", base, [])]
+    for name in names or TRANSFORMS:
+        what, fn = TRANSFORMS[name]
+        result = run_eval(root, catalog, fn)
+        lost = sorted(right - {r.case for r in result.results if r.positive and r.rank is not None and r.rank <= 3})
+        out.append((name, what, result, lost))
+    return out
+
+
+def render_perturbed(rows) -> str:
+    lines = [f"{'paste':<16} {'top-1':>9} {'top-3':>9} {'false':>5}  lost vs as collected (top-3)"]
+    for name, what, result, lost in rows:
+        f = result.figures()
+        shown = ", ".join(lost[:6]) + (f" (+{len(lost) - 6})" if len(lost) > 6 else "")
+        lines.append(f"{name:<16} {f['top1']:>4}/{f['positive_cases']:<4} {f['top3']:>4}/{f['positive_cases']:<4} "
+                     f"{f['false_claims']:>5}  {len(lost)}{': ' + shown if lost else ''}")
+    lines.append("")
+    lines += [f"  {name}: {what}" for name, what, _, _ in rows[1:]]
     return "\n".join(lines) + "\n"
