@@ -14,6 +14,7 @@ EXAMPLES = [
     "vllm/gdn-cudagraph-illegal-memory-access--vllm-34948.log",  # vLLM process and level prefixes, a long traceback
     "sglang/deepgemm-python-api-mismatch--qwen3-235b-fp8-ep8-forward-deepgemm.log",
     "vllm/qwen3-embedding-served-as-generate--0.8.5-embed-tokens.log",
+    "vllm/qwen3.5-moe-int4-expert-weight-name-keyerror--vllm-ext-autoround-1464.log",  # a harness tag before each prefix
 ]
 # forms that lose lines on purpose (a tail), measured by `eval --perturb` rather than held to the diagnosis here
 LOSSY = {"last-15-lines"}

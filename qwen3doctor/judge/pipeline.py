@@ -11,7 +11,7 @@ from ..read.crash import CrashParser, classify
 from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
-from ..read.prefixes import dedented, peel_record, unwrapped
+from ..read.prefixes import dedented, peel_record, record_lines, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -44,14 +44,14 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     for line_no, line, why in dedented(unwrapped(selected_lines(source, prefilter))):
         if line.startswith("```"):
             continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
-        peeled = peel_record(line) if line and not line.isspace() else None
-        if peeled is not None and "\n" in peeled[1]:
+        pieces = record_lines(line) if line.startswith('{"') else None
+        if pieces is not None:
             # a log shipper's record holding several lines (a whole traceback in one JSON `log` / `message`
             # field): each is a line of its own, with its own prefix
-            for piece in peeled[1].split("\n"):
+            for piece in pieces:
                 _take(parser, collector, kept, kept_tail, line_no, piece, why)
             continue
-        _take(parser, collector, kept, kept_tail, line_no, line, why, peeled)
+        _take(parser, collector, kept, kept_tail, line_no, line, why)
     crashes = parser.finish()
     collector.note_frames(crashes)
     env = merge_environment(collector, overrides or Overrides())
@@ -61,12 +61,12 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen)
 
 
-def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int, peeled=None) -> None:
+def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int) -> None:
     """One line of the log into the crash parser, the environment collector and the kept lines."""
     if not line or line.isspace():
         parser.feed(line_no, None, "", False)
         return
-    process, text, record = peeled or peel_record(line)
+    process, text, record = peel_record(line)
     if text.startswith(REQUEST_ECHO):
         return  # a prompt or an output echoed by request logging says nothing about the server
     if why & (CRASH | RULE) or parser.reading(process):

@@ -107,6 +107,15 @@ _JSON_TEXT_KEYS = ("log", "message", "msg", "MESSAGE")
 _JSON_TEXT_KEY = re.compile(r'"(?:log|message|msg|MESSAGE)"\s*:\s*"')
 
 
+def record_lines(line: str) -> list[str] | None:
+    """The lines of a log shipper's JSON record that holds several (a whole traceback in one `log` / `message`
+    field), each with its own prefix; None for any other line."""
+    if not (line.startswith('{"') and line.endswith("}") and _JSON_TEXT_KEY.search(line)):
+        return None
+    text = _json_log(line)
+    return text.split("\n") if text is not line and "\n" in text else None
+
+
 def _json_log(line: str) -> str:
     """`{"log":"...\\n","stream":"stderr",...}` and the like: the line the record holds, else the line as it is."""
     import json
