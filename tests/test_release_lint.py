@@ -129,6 +129,7 @@ def test_a_variable_the_release_does_not_read_is_a_warning(bundled):
     report = _diagnose("vllm/release-index--attention-backend-variable-ignored-0.15.1.log", bundled)
     [w] = [w for w in report.warnings if "VLLM_ATTENTION_BACKEND" in w]
     assert "vLLM 0.15.1 does not read it" in w and "silently ignored" in w
+    assert "this release takes it as `--attention-backend`" in w  # the flag that carries the setting now
     assert not report.findings
 
 
@@ -163,6 +164,8 @@ def test_explain_a_flag_and_a_variable():
     assert describe("VLLM_DEEP_GEMM_WARMUP")[0].startswith("VLLM_DEEP_GEMM_WARMUP: read by vLLM 0.11.1-")
     assert describe("--no-such-flag-anywhere")[0].startswith("--no-such-flag-anywhere: no indexed release")
     assert describe("Qwen3ForCausalLM") is None
+    assert "  as a flag: --attention-backend (0.13.0-" in "\n".join(describe("VLLM_ATTENTION_BACKEND"))
+    assert not any("as a flag" in ln for ln in describe("VLLM_USE_V1"))
 
 
 def test_check_flags_a_flag_the_planned_release_lacks():

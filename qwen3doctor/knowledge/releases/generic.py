@@ -130,9 +130,21 @@ def ignored_variables(engine: str, version, text_lines) -> list[str]:
                 continue
             spans = t.spans(name)
             where = f"read by {span_text(t, name)}" if spans else f"read by no release from {t.releases[0]} to {t.releases[-1]}"
+            flag = variable_flag(engine, name, pos)
             out.append(f"{name} is set, but {LABEL[engine]} {releases(engine)[pos]} does not read it ({where}): "
-                       f"it is silently ignored")
+                       f"it is silently ignored" + (f"; this release takes it as `{flag}`" if flag else ""))
     return out
+
+
+def variable_flag(engine: str, name: str, pos: int) -> str | None:
+    """The command-line flag that carries a variable's setting at release `pos` (VLLM_ATTENTION_BACKEND ->
+    --attention-backend): a flag of that release whose words are the variable's."""
+    ft = table(engine, "flags")
+    words = {w.lower() for w in name.split("_")[1:] if len(w) > 3}
+    if ft is None or not words:
+        return None
+    found = sorted(k for k in ft.facts if words <= set(k[2:].split("-")) and ft.holds_at(k, min(pos, len(ft.releases) - 1)))
+    return found[0] if len(found) == 1 else None
 
 
 def rejected_arguments(text: str) -> list[tuple[str, str | None]]:
@@ -215,6 +227,10 @@ def describe(key: str) -> list[str] | None:
                              and len(words & set(k.split("_")[1:])) >= max(1, len(words) - 1))
                 if new:
                     lines.append(f"  likely successor: {', '.join(new[:3])}")
+                # a variable turned into a command-line flag: VLLM_ATTENTION_BACKEND -> --attention-backend
+                flag = variable_flag(engine, key, last + 1)
+                if flag:
+                    lines.append(f"  as a flag: {flag} ({span_text(table(engine, 'flags'), flag)})")
     if not lines:
         engines = [e for e in ("vllm", "sglang") if table(e, kind) is not None]
         if not engines:
