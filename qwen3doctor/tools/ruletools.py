@@ -78,10 +78,13 @@ def run_test(test: RuleTest, cache: ReportCache) -> TestResult:
     report = cache.get(test)
     if isinstance(report, str):
         return TestResult(test, False, f"cannot read test log: {report}")
-    ids = [f.rule_id for f in report.findings]
+    # scored as `eval` scores a case: the findings, then the risks of a log with no crash sign
+    answers = list(report.findings) + list(getattr(report, "risks", ()))
+    ids = [f.rule_id for f in answers]
     if test.kind == "match":
         if ids and ids[0] == test.rule_id:
-            return TestResult(test, True, f"ranked first ({report.findings[0].confidence})")
+            what = "ranked first" if report.findings else "the first risk of a log with no crash sign"
+            return TestResult(test, True, f"{what} ({answers[0].confidence})")
         if test.rule_id in ids:
             pos = ids.index(test.rule_id) + 1
             return TestResult(test, False, f"{test.label}: ranked {pos}, behind {', '.join(ids[: pos - 1])}")
