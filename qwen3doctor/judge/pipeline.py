@@ -11,6 +11,7 @@ from ..read.crash import CrashParser, classify
 from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
+from ..read.phases import phase_of
 from ..read.prefixes import dedented, peel_record, record_lines, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
@@ -41,6 +42,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     collector = envmod.EnvCollector()
     kept: list[str] = []
     kept_tail: list[str] = []
+    phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
     for line_no, line, why in dedented(unwrapped(selected_lines(source, prefilter))):
         if line.startswith("```"):
             continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
@@ -49,10 +51,10 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
             # a log shipper's record holding several lines (a whole traceback in one JSON `log` / `message`
             # field): each is a line of its own, with its own prefix
             for piece in pieces:
-                _take(parser, collector, kept, kept_tail, line_no, piece, why)
+                _take(parser, collector, kept, kept_tail, line_no, piece, why, phases)
             continue
-        _take(parser, collector, kept, kept_tail, line_no, line, why)
-    crashes = parser.finish()
+        _take(parser, collector, kept, kept_tail, line_no, line, why, phases)
+    crashes = _with_phase(parser.finish(), phases)
     collector.note_frames(crashes)
     env = merge_environment(collector, overrides or Overrides())
     warnings = list(source.warnings)
@@ -61,14 +63,20 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen)
 
 
-def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int) -> None:
-    """One line of the log into the crash parser, the environment collector and the kept lines."""
+def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int,
+          phases: list[tuple[int, str]]) -> None:
+    """One line of the log into the crash parser, the environment collector, the phases and the kept lines."""
     if not line or line.isspace():
         parser.feed(line_no, None, "", False)
         return
     process, text, record = peel_record(line)
     if text.startswith(REQUEST_ECHO):
         return  # a prompt or an output echoed by request logging says nothing about the server
+    phase = phase_of(text)
+    if phase is not None and (not phases or phases[-1][1] != phase):  # a run of one phase counts from its first line
+        phases.append((line_no, phase))
+        if len(phases) > MAX_PHASES:
+            del phases[: MAX_PHASES // 2]
     if why & (CRASH | RULE) or parser.reading(process):
         if "\\n" in text and ("Traceback" in text or 'File \\"' in text):
             # a traceback inside a JSON string: one line with escaped newlines and quotes
@@ -85,6 +93,23 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
             kept_tail.append(text)
             if len(kept_tail) > MAX_KEPT_LINES // 2:
                 del kept_tail[: MAX_KEPT_LINES // 4]
+
+
+MAX_PHASES = 4096  # a restart loop logs its start-up again and again: the oldest half goes
+
+
+def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:
+    """Each crash with the phase of the last marker line before it."""
+    if not phases:
+        return crashes
+    import bisect
+
+    starts = [n for n, _ in phases]
+    out = []
+    for c in crashes:
+        i = bisect.bisect_left(starts, c.line_no) - 1
+        out.append(replace(c, during=phases[i][1]) if i >= 0 else c)
+    return out
 
 
 def literal_index_for(catalog: Catalog) -> LiteralIndex:

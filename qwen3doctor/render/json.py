@@ -17,6 +17,7 @@ def crash_dict(crash: Crash) -> dict:
         "process": crash.process,
         "role": crash.role,
         "line": crash.line_no,
+        "during": crash.during or None,
         "frames": [{"file": f.file, "line": f.line, "function": f.function} for f in crash.frames],
     }
 

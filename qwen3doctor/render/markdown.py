@@ -82,6 +82,8 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
         what = (crash.exception_type + ": " if crash.exception_type else "") + crash.message[:300]
         where = f" (process {code(crash.process)}, line {crash.line_no})" if crash.process else f" (line {crash.line_no})"
         out.append(f"**Crash:** {code(crash.crash_class)} {code(what.strip() or '(no message)')}{where}")
+        if crash.during:
+            out.append(f"While {esc(crash.during)}.")
         if crash.frames:
             out.append("Deepest frames: " + " ← ".join(code(f.function) for f in reversed(crash.frames[-4:])))
         others = [c for c in r.crashes[1:] if c.role in ("consequence", "wrapper")]

@@ -58,6 +58,8 @@ def render(report: Report) -> str:
         out.append("  " + crash_line(crash))
         if crash.process:
             out.append(f"  process: {crash.process} (line {crash.line_no})")
+        if crash.during:
+            out.append(f"  while: {crash.during}")
         if crash.frames:
             out.append("  deepest frames: " + " <- ".join(f.function for f in reversed(crash.frames[-4:])))
         others = [c for c in report.crashes[1:] if c.role in ("consequence", "wrapper")]

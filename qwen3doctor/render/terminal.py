@@ -40,6 +40,8 @@ def render(report: Report, width: int | None = None) -> str:
         body = Text(crash_line(crash), style="bold red")
         if crash.process:
             body.append(f"\nprocess {crash.process}, line {crash.line_no}", style="dim")
+        if crash.during:
+            body.append(f"\nwhile {crash.during}", style="dim")
         if crash.frames:
             body.append("\n" + " ← ".join(f.function for f in reversed(crash.frames[-4:])), style="magenta")
         console.print(Panel(body, title="crash", title_align="left", border_style="red"))

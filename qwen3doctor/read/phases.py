@@ -1,0 +1,44 @@
+"""What the server was doing when it crashed, from the last start-up or serving line before the crash.
+
+A traceback cut above its exception says little on its own; "while loading the checkpoint (shard 1 of 7)" or
+"while capturing CUDA graphs" already splits the causes in two, tells the user which part of the log to paste,
+and holds for every engine version. Only lines the scan selects anyway are read (the head of the log and the
+context of each crash), so this costs nothing on a large log.
+"""
+from __future__ import annotations
+
+import re
+
+# (label, pattern); the label may name groups of the match
+PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(pattern)) for label, pattern in (
+    ("loading the checkpoint (shard {done} of {total} loaded)",
+     r"Loading (?:safetensors |pt |bin |gguf )?checkpoint shards:\s*\d+% Completed \| (?P<done>\d+)/(?P<total>\d+)"),
+    ("loading the model", r"Starting to load model |Load weight begin|Loading model weights|Loading weights with"),
+    ("sizing the KV cache (profiling memory after the weights loaded)",
+     r"Loading weights took|Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
+    ("compiling the model (torch.compile)", r"Compiling a graph for (?:dynamic|compile range)|Dynamo bytecode transform time"),
+    ("capturing CUDA graphs",
+     r"Capturing CUDA graph|Capturing cudagraphs|Capture cuda graph begin|Capture piecewise CUDA graph begin|"
+     r"Capturing batches \(|Capture npu graph begin"),
+    ("warming up after CUDA graph capture", r"Graph capturing finished|Capture cuda graph end|KV Cache is allocated"),
+    ("serving requests (start-up had finished)",
+     r"Application startup complete|The server is fired up and ready to roll|Uvicorn running on|"
+     r"\"(?:POST|GET) /v1/\S+ HTTP/1\.1\" \d{3}|\] (?:Prefill|Decode) batch[.,]|Avg prompt throughput:"),
+))
+_QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model )?weights|Model loading took|Memory profiling|"
+                    r"determine_available|Compiling a graph|Dynamo bytecode|[Cc]apturing|Capture |Graph capturing|KV Cache is|"
+                    r"startup complete|ready to roll|Uvicorn running|HTTP/1\.1\"|(?:Prefill|Decode) batch|prompt throughput")
+
+
+def phase_of(text: str) -> str | None:
+    """The phase a log line marks, or None."""
+    if not _QUICK.search(text):
+        return None
+    for label, pattern in PHASES:
+        m = pattern.search(text)
+        if m:
+            groups = m.groupdict()
+            if groups.get("done") is not None and groups["done"] == groups.get("total"):
+                return f"processing the weights (all {groups['total']} checkpoint shards loaded)"
+            return label.format(**groups)
+    return None
