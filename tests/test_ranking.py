@@ -142,3 +142,21 @@ def test_rejecting_a_rule_on_absent_literals_agrees_with_evaluating_it(catalog):
                     assert clause_state(clause, scan, rule.id, "x", hay).state == hay.absent[clause.kind], (path, rule.id)
             if hay.rules_out(rule):
                 assert evaluate(rule, scan, hay).rejected, (path.name, rule.id)
+
+
+def test_a_rule_of_both_engines_shows_the_launch_of_the_logs_engine(catalog):
+    """gpu-peer-access-unsupported has a vLLM and an SGLang spelling of its first fix: each log gets its own; a
+    command that launches neither engine (an export, a diagnostic) is kept for both."""
+    from pathlib import Path
+
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    logs = Path(__file__).parent.parent / "examples" / "logs"
+    sgl = diagnose_text((logs / "sglang/gpu-peer-access-unsupported--qwen3-8b-2x4090-custom-ar.log").read_text(), catalog)
+    top = sgl.findings[0]
+    assert top.rule_id == "gpu-peer-access-unsupported"
+    commands = [f.command for f in top.fixes]
+    assert not any("vllm serve" in c for c in commands) and any("sglang.launch_server" in c for c in commands)
+    assert "export NCCL_P2P_DISABLE=1" in commands
+    rule = catalog.rules["gpu-peer-access-unsupported"]
+    assert any("vllm serve" in f.command for f in rule.fixes)  # the rule has the other spelling; the log's engine chose

@@ -309,6 +309,11 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     rule = rm.rule
     values = placeholder_values(env, rule.fixed_in)
     fixes = [Fix(f.title, fill(f.command, values), f.cost) for f in versioned_fixes(rule, env)]
+    engine = env.get("engine")
+    if engine in ("vllm", "sglang") and len(rule.engines) > 1:
+        # a rule of both engines (a kernel library, a transport): the log's engine decides which launch to show
+        mine = [f for f in fixes if _launches(f.command) in (None, engine)]
+        fixes = mine or fixes
     fixed = (rule.fixed_in or {}).get("version")
     version_ev = next((ev for ev in rm.when if ev.clause == "fixed_in"), None)
     if fixed and (version_ev is None or version_ev.state == "hit"):
@@ -317,6 +322,16 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
         if not any(upgrade.split(">=")[0] in f.command and fixed in f.command for f in fixes):
             fixes.insert(0, Fix(f"Upgrade {engine} to {fixed} or later, which carries the fix", upgrade, "an upgrade"))
     return tuple(fixes)
+
+
+_LAUNCH = re.compile(r"(?:^|[\s;&|(])(?:(?P<v>vllm serve|vllm\.entrypoints|VLLM_[A-Z0-9_]+=)|"
+                     r"(?P<s>sglang\.launch_server|sglang serve|sglang\.srt|SGLANG_[A-Z0-9_]+=|SGL_[A-Z0-9_]+=))")
+
+
+def _launches(command: str) -> str | None:
+    """The engine a fix command launches or configures (`vllm serve ...`, `SGLANG_X=1 python -m sglang...`)."""
+    m = _LAUNCH.search(command)
+    return None if m is None else ("vllm" if m.group("v") else "sglang")
 
 
 _RELEASE_FACTS = re.compile(r"(?<![\w-])--[A-Za-z]|\b(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+=")
