@@ -17,6 +17,7 @@ from conftest import EXAMPLES
 from qwen3doctor.judge.pipeline import diagnose_source, diagnose_text
 from qwen3doctor.model import Verdict
 from qwen3doctor.read.reader import LineSource
+from qwen3doctor.read.scanner import searched_literal
 
 EXAMPLE_LOGS = sorted(EXAMPLES.rglob("*.log"))
 SAMPLE = [p.read_text(encoding="utf-8", errors="replace") for p in EXAMPLE_LOGS[:: max(1, len(EXAMPLE_LOGS) // 12)]]
@@ -175,6 +176,62 @@ def test_both_prefilters_give_identical_diagnoses(catalog):
         a = report_dict(diagnose_text(text, catalog, str(path), prefilter=hs))
         b = report_dict(diagnose_text(text, catalog, str(path), prefilter=py))
         assert a == b, path.name
+
+
+def _selected(prefilter, data: bytes) -> dict[int, int]:
+    """line start -> mask of the anchor kinds the prefilter finds on that line"""
+    out: dict[int, int] = {}
+    for pos, kind in prefilter.find(data):
+        start = data.rfind(b"\n", 0, pos) + 1
+        out[start] = out.get(start, 0) | kind
+    return out
+
+
+def test_both_prefilters_select_the_same_lines(catalog):
+    """Line by line, beyond the head of the log (where every line is kept whatever the anchors): the example logs
+    as written, upper-cased and lower-cased, and, for each anchor Hyperscan looks for by a prefix only, lines
+    holding that prefix without the rest, the whole anchor in other cases, and the rest on the next line."""
+    from qwen3doctor.judge.pipeline import prefilter_for
+    from qwen3doctor.read.scanner import hyperscan_available
+
+    if not hyperscan_available():
+        pytest.skip("hyperscan not installed")
+    hs, py = prefilter_for(catalog, "hyperscan"), prefilter_for(catalog, "python")
+    assert hs.confirm, "no anchor is shortened: the lines below test nothing"
+    lines = []
+    for i in hs.confirm:
+        whole, _ = hs.anchors[i]
+        prefix = searched_literal(*hs.anchors[i])
+        rest = whole[len(prefix):]
+        lines += [b"x " + prefix + b" y", prefix, whole, whole.upper(), whole.lower(), whole.title(),
+                  prefix + b" " + prefix + b" then " + whole, prefix + b"\n" + rest, prefix[:-1] + rest,
+                  prefix.upper() + rest.lower()]
+    probe = b"\n".join(lines) + b"\n"
+    texts = [probe, probe.replace(b"\n", b"\r\n")]
+    for path in EXAMPLE_LOGS:
+        data = path.read_bytes().replace(b"\0", b"")
+        texts += [data, data.upper(), data.lower()]
+    for data in texts:
+        assert _selected(hs, data) == _selected(py, data)
+
+
+def test_a_shortened_anchor_is_confirmed_on_its_line():
+    """An anchor whose end ordinary traffic shares is looked for by a prefix; a line with the prefix alone is not
+    selected for it, in either case mode, and a line with the whole anchor is."""
+    from qwen3doctor.read.scanner import RULE, hyperscan_available, make_prefilter
+
+    if not hyperscan_available():
+        pytest.skip("hyperscan not installed")
+    anchors = [("num_spec_tokens=", False), ("vllmhttpserver pid", True)]
+    assert searched_literal(b"num_spec_tokens=", False) == b"num_spec_tokens"  # `max_tokens=` in every request
+    assert searched_literal(b"vllmhttpserver pid", True) == b"vllmhttpserver "  # `(APIServer pid=1)`, caseless
+    assert searched_literal(b"Capture cuda graph begin", False) == b"Capture cuda graph begin"  # a rare end
+    text = (b"a num_spec_tokens x\nb num_spec_tokens=3\nc VLLMHttpServer pid=7\nd vllmhttpserver 2 pid\n"
+            b"e vllmhttpserver vllmhttpserver pid\n")
+    for backend in ("hyperscan", "python"):
+        pf = make_prefilter(anchors, backend=backend)
+        rule_lines = {text[s:s + 1] for s, kind in _selected(pf, text).items() if kind & RULE}
+        assert rule_lines == {b"b", b"c", b"e"}, backend
 
 
 def test_the_lines_selected_do_not_depend_on_the_read_size(catalog, tmp_path, monkeypatch):

@@ -124,17 +124,33 @@ class HyperscanPrefilter(Prefilter):
         import hyperscan
 
         self._hs = hyperscan
-        self.db = _load_or_compile(self.anchors)
+        searched = [searched_literal(a, caseless) for a, caseless in self.anchors]
+        # anchor id -> (the whole anchor, lowered if caseless; caseless) where Hyperscan looks for a prefix of it
+        self.confirm = {i: (a.lower() if caseless else a, caseless)
+                        for i, ((a, caseless), s) in enumerate(zip(self.anchors, searched)) if s != a}
+        self.db = _load_or_compile([(s, caseless) for s, (_, caseless) in zip(searched, self.anchors)])
         self.scratch = hyperscan.Scratch(self.db)
 
     def find(self, data: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
         hi = len(data) if hi is None else hi
         hits: list[tuple[int, int]] = []
-        append, kinds = hits.append, self.kinds
+        append, kinds, confirm = hits.append, self.kinds, self.confirm
         shift = lo - 1
+        checked: dict[int, int] = {}  # shortened anchor id -> start of the last line it was checked on
 
         def on_match(ident, start, end, flags, context):
-            append((end + shift, kinds[ident]))
+            pos = end + shift
+            if ident in confirm:  # only a prefix of this anchor was looked for: does its line hold all of it?
+                line = data.rfind(b"\n", lo, pos) + 1 or lo
+                if checked.get(ident) == line:
+                    return
+                checked[ident] = line
+                stop = data.find(b"\n", pos, hi)
+                stop = hi if stop == -1 else stop
+                whole, caseless = confirm[ident]
+                if (whole not in data[line:stop].lower()) if caseless else data.find(whole, line, stop) == -1:
+                    return
+            append((pos, kinds[ident]))
 
         view = memoryview(data)[lo:hi] if (lo or hi != len(data)) else data
         self.db.scan(view, match_event_handler=on_match, scratch=self.scratch)
@@ -240,6 +256,30 @@ def is_noise(anchor: tuple[str, bool]) -> bool:
     if caseless:
         return literal.lower() in _NOISE_LOWER
     return literal in _NOISE_TEXT
+
+
+# Hyperscan looks for a literal longer than FRAGMENT bytes by its last FRAGMENT bytes and confirms the rest only
+# on a hit (Rose's literal fragments, ROSE_SHORT_LITERAL_LEN_MAX). An anchor that ends the way ordinary traffic
+# does (`num_spec_tokens=` like every request's `max_tokens=`, a caseless `vllmhttpserver pid` like every
+# `(APIServer pid=1)`) costs a failed confirmation on every request line, and so does its neighbours' bucket in
+# the literal matcher. Hyperscan therefore looks for the longest prefix of such an anchor whose last FRAGMENT bytes
+# no NOISE line holds, and the scanner confirms the whole anchor on the line of a hit: the same lines are selected.
+# On the 1 GiB benchmark log (182 rules: 11 of 949 anchors shortened) Hyperscan went from 0.99 to 1.27 GB/s.
+FRAGMENT = 8
+_NOISE_BYTES = _NOISE_TEXT.encode("utf-8")
+_NOISE_BYTES_LOWER = _NOISE_BYTES.lower()
+
+
+def searched_literal(literal: bytes, caseless: bool) -> bytes:
+    """What Hyperscan looks for in place of the anchor `literal`: the anchor itself, or, when its last FRAGMENT
+    bytes occur in ordinary traffic, its longest prefix (FRAGMENT bytes at least) whose last FRAGMENT do not."""
+    hay, text = (_NOISE_BYTES_LOWER, literal.lower()) if caseless else (_NOISE_BYTES, literal)
+    if len(text) <= FRAGMENT or text[-FRAGMENT:] not in hay or b"\n" in text or b"\r" in text:
+        return literal
+    for end in range(len(text) - 1, FRAGMENT - 1, -1):
+        if text[end - FRAGMENT:end] not in hay:
+            return literal[:end]
+    return literal
 
 
 PARALLEL_MIN = 64 << 20  # a regular file this big is scanned by two processes, one part each
