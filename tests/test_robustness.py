@@ -190,18 +190,18 @@ def _selected(prefilter, data: bytes) -> dict[int, int]:
 def test_both_prefilters_select_the_same_lines(catalog):
     """Line by line, beyond the head of the log (where every line is kept whatever the anchors): the example logs
     as written, upper-cased and lower-cased, and, for each anchor Hyperscan looks for by a prefix only, lines
-    holding that prefix without the rest, the whole anchor in other cases, and the rest on the next line."""
+    holding that prefix without the rest, the whole anchor in other cases, and the rest on the next line. (Hyperscan
+    also skips the anchors that hold another anchor of the same kind: the lines are the same.)"""
     from qwen3doctor.judge.pipeline import prefilter_for
     from qwen3doctor.read.scanner import hyperscan_available
 
     if not hyperscan_available():
         pytest.skip("hyperscan not installed")
     hs, py = prefilter_for(catalog, "hyperscan"), prefilter_for(catalog, "python")
-    assert hs.confirm, "no anchor is shortened: the lines below test nothing"
+    assert hs.shortened, "no anchor is shortened: the lines below test nothing"
+    assert len(hs.hs_kinds) < len(hs.anchors), "no anchor is covered by another: Hyperscan looks for them all"
     lines = []
-    for i in hs.confirm:
-        whole, _ = hs.anchors[i]
-        prefix = searched_literal(*hs.anchors[i])
+    for whole, _, prefix in hs.shortened:
         rest = whole[len(prefix):]
         lines += [b"x " + prefix + b" y", prefix, whole, whole.upper(), whole.lower(), whole.title(),
                   prefix + b" " + prefix + b" then " + whole, prefix + b"\n" + rest, prefix[:-1] + rest,
@@ -232,6 +232,18 @@ def test_a_shortened_anchor_is_confirmed_on_its_line():
         pf = make_prefilter(anchors, backend=backend)
         rule_lines = {text[s:s + 1] for s, kind in _selected(pf, text).items() if kind & RULE}
         assert rule_lines == {b"b", b"c", b"e"}, backend
+
+
+def test_an_anchor_is_covered_only_by_one_of_its_kind_that_every_line_holding_it_holds():
+    from qwen3doctor.read.scanner import CRASH, RULE, _covered
+
+    anchors = [("ABC", True), ("abc", True), ("xabcx", False), ("XABCX", True), ("abc", False), ("zabcz", False),
+               ("Qabc", False)]
+    kinds = [RULE, RULE, RULE, RULE, CRASH, CRASH, RULE]
+    # one of two equal caseless anchors goes; a caseless one covers any case, a case-sensitive one never covers a
+    # caseless one; an anchor of another kind covers nothing (its lines would lose the kind)
+    assert _covered(anchors, kinds) == {1, 2, 3, 5, 6}
+    assert _covered([("ab", False), ("xABy", False), ("xaby", True)], [RULE] * 3) == {1}  # xaby covers xABy
 
 
 def test_the_lines_selected_do_not_depend_on_the_read_size(catalog, tmp_path, monkeypatch):
