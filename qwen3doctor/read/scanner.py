@@ -131,8 +131,11 @@ class HyperscanPrefilter(Prefilter):
         # (anchor, caseless, the prefix Hyperscan looks for) of each anchor looked for by a prefix, and by
         # Hyperscan id the whole anchor (lowered if caseless) to confirm on the line of a hit
         self.shortened = [(*self.anchors[i], lit) for i, lit in zip(ids, searched) if lit != self.anchors[i][0]]
-        self.confirm = {n: (self.anchors[i][0].lower() if self.anchors[i][1] else self.anchors[i][0], self.anchors[i][1])
-                        for n, (i, lit) in enumerate(zip(ids, searched)) if lit != self.anchors[i][0]}
+        self.confirm: dict[int, tuple[bytes, bool]] = {}
+        for n, (i, lit) in enumerate(zip(ids, searched)):
+            whole, caseless = self.anchors[i]
+            if lit != whole:
+                self.confirm[n] = (whole.lower() if caseless else whole, caseless)
         self.scratch = hyperscan.Scratch(self.db)
 
     def find(self, data: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
