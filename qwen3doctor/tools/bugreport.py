@@ -311,7 +311,7 @@ def render(report: Report, lines: list[tuple[int, str]], template: str | None = 
     text = _HOST_FLAG.sub(_host_flag, _FQDN.sub(_fqdn, text))
     counts = {k: v for k, v in redactor.counts.items() if v}
     paths = text.count("<path>/")
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + (f", {paths} private path(s)" if paths else "")
+    summary = ", ".join([f"{v} {k}" for k, v in sorted(counts.items())] + ([f"{paths} private path(s)"] if paths else []))
     text += (f"\n<sub>Prepared with qwen3doctor {__version__} from `{_safe_name(report.source)}`. Redacted before sharing: "
              f"{summary or 'nothing found to redact'} — read it once more before you post.</sub>\n")
     return text, redactor
@@ -422,6 +422,14 @@ def diagnosis_section(report: Report) -> list[str]:
         out.append(f"No known root cause matched this {report.crash.crash_class} crash.")
     else:
         out.append("No crash found.")
+        if report.risks:
+            out += ["", "Known problems of this launch (no crash in the log; not a diagnosis):"]
+            for f in report.risks:
+                refs = ", ".join(f"[{r}]({url_of(r)})" for r in f.references)
+                out.append(f"- **{f.title}** (`{f.rule_id}`" + (f"; {refs}" if refs else "") + ")")
+                out += [f"  - {ev.text}" for ev in f.evidence if ev.state == "hit"][:3]
+                out += [f"  - fix: {fix.title}" + (f": `{shorten_paths(fix.command)}`" if fix.command else "")
+                        for fix in f.fixes[:1]]
     if report.next_steps:
         out += ["", "What would help narrow it down:"] + [f"- {s}" for s in report.next_steps[:4]]
     return out
