@@ -109,6 +109,14 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
             out.append(f"{i}. {prose(f.title)} ({f.confidence}, {', '.join(ref_link(x) for x in f.references[:2])})")
     if len(r.findings) > 1:
         out.append("")
+    if r.risks:
+        out.append("**Known problems of this launch** (no crash in the log; not a diagnosis)")
+        for f in r.risks:
+            refs = ", ".join(ref_link(x) for x in f.references[:2])
+            out.append(f"- {prose(f.title)} ({code(f.rule_id)}" + (f"; {refs}" if refs else "") + ")")
+            out += [f"  - {prose(e.text)}" for e in f.evidence if e.state == "hit"][:3]
+            out += [f"  - fix: {prose(fix.title)}" + (f": {code(fix.command)}" if fix.command else "") for fix in f.fixes[:1]]
+        out.append("")
     if r.next_steps:
         out += ["**Next steps**"] + [f"- {prose(s)}" for s in r.next_steps] + [""]
     if outcome.fingerprint is not None:
