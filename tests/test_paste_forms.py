@@ -16,8 +16,9 @@ EXAMPLES = [
     "vllm/qwen3-embedding-served-as-generate--0.8.5-embed-tokens.log",
     "vllm/qwen3.5-moe-int4-expert-weight-name-keyerror--vllm-ext-autoround-1464.log",  # a harness tag before each prefix
 ]
-# forms that lose lines on purpose (a tail), measured by `eval --perturb` rather than held to the diagnosis here
-LOSSY = {"last-15-lines"}
+# forms that lose lines on purpose (a tail), or that the reader can only undo from the timestamps (a newest-first
+# export of lines that all carry the same second), measured by `eval --perturb` rather than held to here
+LOSSY = {"last-15-lines", "newest-first"}
 
 
 @pytest.mark.parametrize("name", [n for n in TRANSFORMS if n not in LOSSY])
@@ -59,3 +60,26 @@ def test_a_log_shipper_record_of_several_lines_is_read_line_by_line(catalog):
     # key order, spacing and the field name vary by shipper; an API error body is not a log record of lines
     for record in ({"time": "2026-01-01T00:00:00Z", "msg": text}, {"MESSAGE": text, "_PID": "2211"}):
         assert diagnose_text(json.dumps(record) + "\n", catalog).findings[0].rule_id == want
+
+
+def test_a_newest_first_export_is_read_in_the_order_it_was_written(catalog):
+    from qwen3doctor.read.prefixes import oldest_first
+
+    written = [
+        "[2026-05-01 10:00:01] server_args=ServerArgs(model_path='Qwen/Qwen3-30B-A3B', tp_size=2)",
+        "[2026-05-01 10:00:03 TP0] Load weight begin. avail mem=78.50 GB",
+        "[2026-05-01 10:00:05 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        '[2026-05-01 10:00:05 TP0]   File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2612, in run_scheduler_process',
+        "[2026-05-01 10:00:05 TP0]     scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank)",
+        "[2026-05-01 10:00:05 TP0] KeyError: 'model.layers.0.mlp.experts.w2_weight'",
+        "[2026-05-01 10:00:06] Received sigquit from a child process. It usually means the child failed.",
+        "[2026-05-01 10:00:07] Killed",
+    ]
+    exported = list(reversed(written))
+    numbered = [(i, t, 0) for i, t in enumerate(exported, 1)]
+    assert [t for _, t, _ in oldest_first(numbered)] == written
+    forward = [(i, t, 0) for i, t in enumerate(written, 1)]
+    assert list(oldest_first(forward)) == forward  # already in order: untouched
+    report = diagnose_text("\n".join(exported) + "\n", catalog)
+    crash = report.crash
+    assert crash.exception_type == "KeyError" and crash.functions[-1] == "run_scheduler_process"

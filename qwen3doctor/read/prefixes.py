@@ -228,3 +228,39 @@ def _goes_on(wide: str, following: str) -> bool:
 def _chain(first: list, rest: Iterator) -> Iterator:
     yield from first
     yield from rest
+
+
+REVERSE_MAX_LINES = 20_000  # a newest-first export is put back in order only when it is a paste this small
+_STAMP = re.compile(r"(?<!\d)(?:\d{4}-)?\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?")
+
+
+def oldest_first(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, why) in the order the server wrote them: an export from Grafana, Loki or Kibana lists
+    the newest line first, which turns every traceback upside down. When the timestamps of a paste of at most
+    REVERSE_MAX_LINES lines mostly go backwards (three or more steps back, four times as many as forward), its lines
+    are read last to first, keeping their line numbers; a longer log is read as it is."""
+    it = iter(lines)
+    head: list[tuple[int, str, int]] = []
+    for item in it:
+        head.append(item)
+        if len(head) > REVERSE_MAX_LINES:
+            yield from head
+            yield from it
+            return
+    back = forward = 0
+    last = None
+    for _, text, _ in head:
+        m = _STAMP.search(text, 0, 64)
+        if m is None:
+            continue
+        stamp = m.group(0).replace("T", " ")
+        if last is not None and len(stamp) == len(last) and stamp != last:
+            if stamp < last:
+                back += 1
+            else:
+                forward += 1
+        last = stamp
+    if back >= 3 and back > 4 * forward:
+        yield from reversed(head)
+    else:
+        yield from head
