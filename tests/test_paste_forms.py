@@ -83,3 +83,21 @@ def test_a_newest_first_export_is_read_in_the_order_it_was_written(catalog):
     report = diagnose_text("\n".join(exported) + "\n", catalog)
     crash = report.crash
     assert crash.exception_type == "KeyError" and crash.functions[-1] == "run_scheduler_process"
+
+
+def test_the_reading_decisions_hold_back_a_bounded_amount_of_text():
+    """Each decision (indentation, terminal wrap, newest-first) looks at the head of the log before yielding it: a
+    log of 1 MiB lines must not make any of them hold hundreds of megabytes."""
+    from qwen3doctor.read.prefixes import SAMPLE_BYTES, dedented, oldest_first, unwrapped
+
+    for stage in (dedented, unwrapped, oldest_first):
+        pulled = 0
+
+        def lines():
+            nonlocal pulled
+            for i in range(1, 10_000):
+                pulled += 1
+                yield i, "  x" * (1 << 18), 0  # 768 KiB each
+
+        first = next(iter(stage(lines())))
+        assert first[0] == 1 and pulled * 3 * (1 << 18) <= SAMPLE_BYTES + 3 * (1 << 18), (stage.__name__, pulled)

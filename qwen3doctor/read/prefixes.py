@@ -145,6 +145,7 @@ def _normalise(proc: str) -> str:
 
 
 DEDENT_SAMPLE = 64  # the first non-blank lines that decide a paste's common indentation
+SAMPLE_BYTES = 4 << 20  # no reading decision holds more than this much text back (lines can be 1 MiB each)
 
 
 def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
@@ -154,12 +155,13 @@ def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, 
     lines (a log is read once, in order); lines that lack the indentation are passed as they are."""
     it = iter(lines)
     head: list[tuple[int, str, int]] = []
-    seen = 0
+    seen = size = 0
     for item in it:
         head.append(item)
+        size += len(item[1])
         if item[1].strip():
             seen += 1
-            if seen >= DEDENT_SAMPLE:
+            if seen >= DEDENT_SAMPLE or size > SAMPLE_BYTES:
                 break
     width = min((len(t) - len(t.lstrip(" ")) for _, t, _ in head if t.strip()), default=0)
     if width < 2:
@@ -185,9 +187,11 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
     followed by a line that goes on mid-text - a line exactly W wide is joined with the next line. Once a line wider than W appears, nothing more is joined (it was not wrapped)."""
     it = iter(lines)
     head: list[tuple[int, str, int]] = []
+    size = 0
     for item in it:
         head.append(item)
-        if len(head) >= 4 * DEDENT_SAMPLE:
+        size += len(item[1])
+        if len(head) >= 4 * DEDENT_SAMPLE or size > SAMPLE_BYTES:
             break
     width = max((len(t) for _, t, _ in head), default=0)
     full = [i for i, (_, t, _) in enumerate(head) if len(t) == width]
@@ -237,13 +241,15 @@ _STAMP = re.compile(r"(?<!\d)(?:\d{4}-)?\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
 def oldest_first(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
     """(line number, text, why) in the order the server wrote them: an export from Grafana, Loki or Kibana lists
     the newest line first, which turns every traceback upside down. When the timestamps of a paste of at most
-    REVERSE_MAX_LINES lines mostly go backwards (three or more steps back, four times as many as forward), its lines
+    REVERSE_MAX_LINES lines (and SAMPLE_BYTES of text) mostly go backwards (three or more steps back, four times as many as forward), its lines
     are read last to first, keeping their line numbers; a longer log is read as it is."""
     it = iter(lines)
     head: list[tuple[int, str, int]] = []
+    size = 0
     for item in it:
         head.append(item)
-        if len(head) > REVERSE_MAX_LINES:
+        size += len(item[1])
+        if len(head) > REVERSE_MAX_LINES or size > SAMPLE_BYTES:
             yield from head
             yield from it
             return
