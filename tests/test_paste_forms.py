@@ -101,3 +101,12 @@ def test_the_reading_decisions_hold_back_a_bounded_amount_of_text():
 
         first = next(iter(stage(lines())))
         assert first[0] == 1 and pulled * 3 * (1 << 18) <= SAMPLE_BYTES + 3 * (1 << 18), (stage.__name__, pulled)
+
+
+def test_a_wrapped_paste_is_joined_into_lines_no_longer_than_the_reader_keeps():
+    from qwen3doctor.read.prefixes import MAX_JOINED, unwrapped
+
+    # a 5 MB JSON body wrapped at 80 columns: every piece is exactly 80 wide and goes on mid-text
+    pieces = [(i, f"{i % 10}" + "x" * 79, 0) for i in range(1, 60_001)]
+    joined = list(unwrapped(pieces))
+    assert max(len(t) for _, t, _ in joined) <= MAX_JOINED + 80 and sum(len(t) for _, t, _ in joined) == 80 * 60_000

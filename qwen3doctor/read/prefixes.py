@@ -177,6 +177,7 @@ def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, 
 
 UNWRAP_MIN_WIDTH = 60
 UNWRAP_MIN_CUT = 3
+MAX_JOINED = 1 << 20  # the reader's limit on one line (reader.MAX_LINE)
 
 
 def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
@@ -211,7 +212,7 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
             if n == last + 1:
                 held = (held[0], held[1] + t, held[2] | why)
                 last = n
-                if len(t) != width:
+                if len(t) != width or len(held[1]) >= MAX_JOINED:  # a joined line is no longer than a read one
                     yield held
                     held = None
                 continue
