@@ -211,3 +211,39 @@ def test_ordinary_start_up_lines_are_no_fragment_of_a_short_message_pattern(cata
            "[2025-12-01 01:07:23] Capture cuda graph begin. This can take up to several minutes. avail mem=34.22 GB\n")
     report = diagnose_text(log, catalog)
     assert not report.crashes and report.verdict.value == "no-crash"
+
+
+def test_a_quoted_raise_line_is_not_the_exception_it_raises(catalog):
+    """The source line under a frame (`raise AttributeError(name) from None`), pasted without its traceback
+    header, named the exception with the code's argument as its message; the real exception line follows it."""
+    c = primary("    raise AttributeError(name) from None\nAttributeError: WAITING_FOR_FSM\n", catalog)
+    assert (c.exception_type, c.message) == ("AttributeError", "WAITING_FOR_FSM")
+    c = primary("    raise ValueError(msg)\nValueError: Qwen3 reranker needs --hf-overrides\n", catalog)
+    assert c.message == "Qwen3 reranker needs --hf-overrides"
+
+
+def test_a_progress_bar_or_package_line_after_an_exception_is_not_its_message(catalog):
+    c = primary("KeyError: 'layers.0.mlp.experts.w2_weight'\n"
+                "Loading safetensors checkpoint shards:  70% Completed | 14/20 [00:10<00:04,  1.40it/s]\n", catalog)
+    assert c.message == "'layers.0.mlp.experts.w2_weight'"
+    c = primary("ValueError: vocab size mismatch\n[pip3] torch==2.8.0+cu128\n[conda] numpy 2.1.0\n", catalog)
+    assert c.message == "vocab size mismatch"
+
+
+def test_a_crash_line_after_a_wrapper_phrase_on_the_same_line_is_a_cause(catalog):
+    """`WorkerProc hit an exception ; CUDA error: ...` on one line: the wrapper is looked through and the CUDA
+    error is the crash the rules see."""
+    text = ("(Worker_TP0 pid=12) ERROR 07-01 10:00:00 [multiproc_executor.py:700] WorkerProc hit an exception ; "
+            "CUDA error: an illegal memory access was encountered\n")
+    found = crashes(text, catalog)
+    assert found[0].message == "CUDA error: an illegal memory access was encountered" and found[0].role == "primary"
+    assert any(c.role == "wrapper" for c in found)
+
+
+def test_a_paste_that_stops_at_a_raise_line_is_a_crash_of_that_type_with_its_message_cut(catalog):
+    c = primary("ERROR 06-26 00:04:52 [core.py:517]     raise RuntimeError(\n", catalog)
+    assert (c.exception_type, c.message, c.message_cut) == ("RuntimeError", "", True)
+    # an API error body naming the engine's wrapper still reads as that wrapper once its JSON is unwrapped
+    body = ('{"object":"error","message":"EngineCore encountered an issue. See stack trace (above) for the root cause.",'
+            '"type":"Internal Server Error","param":null,"code":500}\n')
+    assert [c.role for c in crashes(body, catalog)] == ["wrapper"]

@@ -68,7 +68,9 @@ BOILERPLATE = re.compile(
 )
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback)
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request ")
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+                         # a progress bar, an environment listing's package line
+                         r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] ")
 ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
@@ -96,7 +98,7 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput"
+    r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise "
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -182,6 +184,7 @@ class CrashParser:
         self._last_process: str | None = None
         self._carry: dict[str | None, str] = {}  # the first half of a hard-wrapped frame line
         self._records: list[Crash] = []  # ERROR-level records: crash evidence when nothing else is
+        self._raised: dict[str | None, tuple[int, str]] = {}  # a quoted `raise X(` line not yet followed by X's line
         self._eof_line = 0
         self.dropped = 0
 
@@ -195,6 +198,8 @@ class CrashParser:
             self._last_process = process
         else:
             process = self._last_process
+        if process in self._raised and text.strip():
+            self._settle_raise(process, text.strip())
         tb = self._open.get(process)
         if tb is not None and tb.done and (
             line_no > tb.last_line + 1 or (record is not None and record != tb.record)
@@ -307,6 +312,13 @@ class CrashParser:
             self._standalone(line_no, process, stripped, record)
 
     def _standalone(self, line_no: int, process: str | None, text: str, record: str | None = None) -> None:
+        if text.startswith(("raise ", "assert ")):
+            # a source line quoted from a traceback (`raise ValueError(msg)`), not the exception it raises: that is
+            # the next line; a paste that stops here is a crash of that type whose message was cut off
+            r = _RAISE.match(text)
+            if r is not None and is_exception_type(r.group("type")):
+                self._raised[process] = (line_no, r.group("type"))
+            return
         if text.startswith("what():") and self._crashes:
             last = self._crashes[-1]
             if last.message.startswith("terminate called"):
@@ -408,7 +420,16 @@ class CrashParser:
                 return crash
         return None
 
+    def _settle_raise(self, process: str | None, text: str) -> None:
+        line_no, kind = self._raised.pop(process)
+        e = _EXC.match(text)
+        if e is not None and e.group("type").rsplit(".", 1)[-1] == kind.rsplit(".", 1)[-1]:
+            return  # the exception line follows: it is the crash
+        self._add(Crash(classify(kind, ""), kind, "", process, line_no, message_cut=True, last_line=line_no))
+
     def finish(self) -> list[Crash]:
+        for process in list(self._raised):
+            self._settle_raise(process, "")
         for process, carry in list(self._carry.items()):
             # the paste ends inside a frame line (`File ".../compressed_t`): a traceback cut there
             m = re.match(r'\s*File\s+"(?P<file>[^"]*)"?(?:,\s+line\s+(?P<line>\d+))?', carry)
@@ -446,7 +467,14 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
         if not text or not WRAPPER_PATTERNS.search(f"{crash.exception_type or ''}: {text}") and "Error in " not in text:
             continue
         e = _EMBEDDED.search(text)
-        if e is None or e.group("type") == crash.exception_type:
+        if e is None:
+            # a crash line after the wrapper's phrase on the same line: `WorkerProc hit an exception ; CUDA error: ...`
+            c = _EMBEDDED_CRASH.search(text)
+            if c is not None and not any(o.message.startswith(c.group(0)[:60]) for o in out):
+                out.append(Crash(classify(None, c.group(0)), None, c.group(0), crash.process, crash.line_no,
+                                 complete=True, native=crash.native, last_line=crash.last_line))
+            continue
+        if e.group("type") == crash.exception_type:
             continue
         msg = re.split(r"['\"],\s+(?:please|see|check)", e.group("msg"))[0].rstrip().rstrip("'\")").rstrip()
         inner = Crash(classify(e.group("type"), msg), e.group("type"), msg, crash.process, crash.line_no,
@@ -454,6 +482,10 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
         if not any(c.exception_type == inner.exception_type and c.message[:80] == msg[:80] for c in out):
             out.append(inner)
     return out
+
+
+_RAISE = re.compile(r"raise\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)\b")
+_EMBEDDED_CRASH = re.compile(r"(?<=[\s;:,(])(?:CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NCCL error.*)")
 
 
 def _indent(text: str) -> int:
