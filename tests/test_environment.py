@@ -209,3 +209,14 @@ def test_serve_arguments_in_yaml_list_forms():
 ''')
     assert flow.get("model") == "Qwen/Qwen3-30B-A3B-FP8" and flow.get("tp") == 4
     assert "--enable-expert-parallel" in flow.flags
+
+
+def test_a_later_fuller_model_name_wins_and_an_impossible_engine_version_is_no_version(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    env = diagnose_text("vllm qwen3-235B, max_model_len is greater than max_position=40960\n"
+                        "Qwen3-235B-A22B-FP8\nvllm 8.5.1.post1\nGPUs: 4 x NVIDIA H20\n", catalog).environment
+    assert env.get("model_mention") == "Qwen3-235B-A22B-FP8"
+    assert env.get("family") == "qwen3-moe" and env.get("quantization") == "fp8-block"
+    assert env.get("engine_version") is None  # vLLM is 0.x: "8.5.1.post1" is a typo of 0.8.5.post1, not a release
+    assert diagnose_text("vllm 0.8.5.post1\n", catalog).environment.get("engine_version") == "0.8.5.post1"

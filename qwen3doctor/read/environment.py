@@ -269,6 +269,11 @@ class EnvCollector:
             self.put("architecture", arch.group("a"), "log", P_STARTUP)
         mid = _MODEL_ID.search(text)
         if mid:
+            old = self._facts.get("model_mention")
+            new, prev = mid.group("m"), str(old.value) if old is not None else ""
+            if old is not None and old.priority == P_GUESS and new.lower().startswith(prev.lower()) \
+                    and re.fullmatch(r"[-_][\w.-]*\w", new[len(prev):]):
+                del self._facts["model_mention"]  # a later, fuller name of the same model: Qwen3-235B -> Qwen3-235B-A22B-FP8
             self.put("model_mention", mid.group("m"), "log: model name mentioned", P_GUESS)
         # a line that merely names an engine (a container `vllm-server-1`, a path, a prose mention) is no evidence
         # of which engine wrote the log; the engine's own imports and modules are
@@ -475,7 +480,7 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
     engine = out["engine"].value if "engine" in out else None
     if engine and "engine_version" not in out:
         for key in (engine, f"{engine}_version_image"):
-            if key in out and parse_version(str(out[key].value)) is not None:
+            if key in out and parse_version(str(out[key].value)) is not None and _plausible(engine, out[key].value):
                 out["engine_version"] = Fact(out[key].value, out[key].source)
                 break
     model = out.get("model") or out.get("served_model_name") or out.get("model_mention")
@@ -531,3 +536,10 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
 
 def build(facts: dict[str, Fact], flags: set[str], flags_known: bool, conflicts: tuple[str, ...] = ()) -> Environment:
     return Environment(facts=dict(facts), flags=frozenset(flags), flags_known=flags_known, conflicts=conflicts)
+
+
+def _plausible(engine: str, version: object) -> bool:
+    """A version the engine could have: vLLM and SGLang are still 0.x; a typed `8.5.1.post1` (for 0.8.5.post1) or a
+    CUDA or driver number caught beside the engine's name is no engine version."""
+    v = parse_version(str(version))
+    return v is not None and v.major <= 1
