@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
-from ..read.crash import CrashParser, classify
+from ..read.crash import PROSE_MAX_LINES, CrashParser, classify, prose_crash
 from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
@@ -220,6 +220,10 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     fragments = message_fragments(scan, catalog)
     if fragments:
         scan = replace(scan, crashes=scan.crashes + fragments)
+    elif not scan.crashes and scan.lines_read <= PROSE_MAX_LINES:
+        said = prose_crash(scan.lines)  # a short paste that says in words that it crashed (an issue title)
+        if said is not None:
+            scan = replace(scan, crashes=(said,))
     hay = Haystack(scan, literal_index_for(catalog))
     findings = _score_rules(scan, catalog, hay, warnings)
     if not scan.crashes:

@@ -70,7 +70,10 @@ BOILERPLATE = re.compile(
 # multiprocessing's header over a dying child's traceback)
 _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a progress bar, an environment listing's package line
-                         r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] ")
+                         r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] "
+                         # an environment listing (collect_env) pasted under a title that ends in an exception name
+                         r"|(?:vLLM Version|PyTorch version|CUDA runtime version|GPU \d+:|GPU models|Nvidia driver version|"
+                         r"Python version|Is CUDA available|Libc version|OS)\s*:")
 ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
@@ -520,3 +523,44 @@ def order(crashes: list[Crash]) -> list[Crash]:
     if ordered and ordered[0].role in ("cause", "fragment"):
         ordered[0] = replace(ordered[0], role="primary")
     return ordered
+
+
+# what a report's title or prose says happened, when the paste has no crash line of its own: (pattern, the engine's
+# own wording of that crash, or None when only the fact of a crash is known)
+_PROSE = tuple((re.compile(p, re.I), m) for p, m in (
+    (r"\billegal (?:cuda |gpu )?memory access\b|cudaErrorIllegalAddress", "CUDA error: an illegal memory access was encountered"),
+    (r"device-side assert", "CUDA error: device-side assert triggered"),
+    (r"\b(?:cuda )?out of memory\b|\bOOM\b", "CUDA out of memory"),
+    (r"segmentation fault|\bsegfault|\bSIGSEGV\b|core dumped", "Segmentation fault"),
+    (r"\bNCCL (?:error|timeout)\b|\bnccl\w*Error\b", "NCCL error"),
+    (r"\bcrash(?:es|ed|ing)?\b|died unexpectedly|access violation|\bfail(?:s|ed)? to (?:start|load|deploy|launch|serve)\b", None),
+))
+_PROSE_TYPE = re.compile(r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z][A-Za-z]*(?:Error|Exception))\b(?::\s*(?P<msg>\S.*))?")
+_NEGATED = re.compile(r"\b(?:no|not|0|zero|without|never|doesn't|does not|didn't|did not|won't|nor)\W+(?:\w+\W+){0,2}?"
+                      r"(?:crash|oom\b|out of memory|segfault|fail|died|illegal)", re.I)
+PROSE_MAX_LINES = 40  # a paste this short with no crash line may still say, in words, that it crashed
+
+
+def prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
+    """A crash sign from the words of a short paste with no crash line (an issue title pasted above an environment
+    listing: "Model fails to deploy: Illegal CUDA memory access with FP8 Qwen3-235B"): the crash in the engine's own
+    wording when the words name one, the exception type when they name it, else only that it crashed. It is an
+    excerpt with its message unknown, so it is a candidate's reason, never a confident claim."""
+    for n, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith(("$", "#")) or "serve " in text[:40]:
+            continue  # a command line is no account of a crash
+        if _NEGATED.search(text):
+            continue  # "no crash", "0 crashes", "without OOM": a line saying it did not happen
+        named = _PROSE_TYPE.search(text)
+        for pattern, wording in _PROSE:
+            if pattern.search(text):
+                kind = named.group("type") if named else None
+                message = wording or (named.group("msg") or "" if named else "")
+                return Crash(classify(kind, message), kind, message[:300], None, n, role="fragment", excerpt=True,
+                             message_cut=not message, last_line=n)
+        if named and is_exception_type(named.group("type")):
+            message = named.group("msg") or ""
+            return Crash(classify(named.group("type"), message), named.group("type"), message[:300], None, n,
+                         role="fragment", excerpt=True, message_cut=not message, last_line=n)
+    return None
