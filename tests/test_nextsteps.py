@@ -98,3 +98,15 @@ def test_a_real_differential_on_a_bundled_log(catalog):
     # the version decides it: given 0.19.1, no differential is left to ask for
     told = diagnose_text(text, catalog, overrides=Overrides(options={"engine_version": "0.19.1"}))
     assert not any(s.startswith("To tell") and "version" in s for s in told.next_steps)
+
+
+def test_an_npu_operator_wrapper_asks_for_the_cann_lines_above_it(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("(EngineCore pid=3571) ERROR 08-05 16:10:10 [core.py:1195] RuntimeError: The Inner error is reported as above. "
+           "The process exits for this inner error, and the current working operator name is aclnnAddRmsNormDynamicQuantV2.\n"
+           "(EngineCore pid=3571) ERROR 08-05 16:10:10 [core.py:1195] [ERROR] 2026-08-05-16:10:10 (PID:3571, Device:0, "
+           "RankID:-1) ERR00100 PTA call acl api failed.\n")
+    report = diagnose_text(log, catalog)
+    assert not report.findings
+    assert report.next_steps[0].startswith("The NPU error is reported above this line") and "ASCEND_LAUNCH_BLOCKING=1" in report.next_steps[0]

@@ -12,6 +12,8 @@ match.py states it), so it needs no access to the rules themselves.
 
 from __future__ import annotations
 
+import re
+
 
 from ..model import Environment, Evidence, Finding, Scan
 
@@ -98,6 +100,11 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
                      "TP0 scheduler process, down to its last line (the exception)")
         tip = " If the console cut it, rerun with `2>&1 | tee server.log` and paste from the file."
         return [f"The log holds only a wrapper error (“{said}”): paste {where}.{tip}"]
+    if not findings and _CANN_ABOVE.search(f"{primary.exception_type or ''}: {primary.message}"):
+        return ["The NPU error is reported above this line: paste the CANN lines printed before it (error codes such as "
+                "`EZ9999` / `EE9999` / `EL0004`, `call aclnn... failed`, `Inner Error!`), and rerun with "
+                "`ASCEND_LAUNCH_BLOCKING=1` so the traceback stops at the operator that failed (slower; for the "
+                "diagnosis only)."]
     if primary.frames and not primary.complete and (not findings or findings[0].confidence == "low"):
         proc = f" of process {primary.process}" if primary.process else ""
         return [f"The traceback{proc} stops before its exception line: paste it down to the line that names the "
@@ -107,6 +114,10 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
     if not primary.frames and not findings:
         return ["The log has the error line but no traceback: paste the traceback printed above it."]
     return []
+
+
+# torch_npu's wrapper around an operator error whose detail CANN printed before it
+_CANN_ABOVE = re.compile(r"Inner error is reported as above|PTA call acl api failed|the stacktrace may be inaccurate")
 
 
 # -- the separating fact ----------------------------------------------------------------------------
