@@ -148,21 +148,29 @@ DEDENT_SAMPLE = 64  # the first non-blank lines that decide a paste's common ind
 SAMPLE_BYTES = 4 << 20  # no reading decision holds more than this much text back (lines can be 1 MiB each)
 
 
+def _head(it: Iterator[tuple[int, str, int]], count: int, *, nonblank: bool = False) -> tuple[list, bool]:
+    """The first `count` lines of the stream (non-blank ones only, with `nonblank`), never more than SAMPLE_BYTES of
+    text: what a reading decision looks at before it lets the first line through; and whether the stream ended
+    there (a short paste, read whole)."""
+    head: list[tuple[int, str, int]] = []
+    seen = size = 0
+    for item in it:
+        head.append(item)
+        size += len(item[1])
+        if not nonblank or item[1].strip():
+            seen += 1
+        if seen >= count or size > SAMPLE_BYTES:
+            return head, False
+    return head, True
+
+
 def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
     """(line number, text, why) with the paste's common indentation removed: a log pasted as an indented code
     block, or quoted by a mail or chat client with spaces, has every line shifted alike, which moves a
     traceback's exception line off the column Python prints it at. Decided on the first DEDENT_SAMPLE non-blank
     lines (a log is read once, in order); lines that lack the indentation are passed as they are."""
     it = iter(lines)
-    head: list[tuple[int, str, int]] = []
-    seen = size = 0
-    for item in it:
-        head.append(item)
-        size += len(item[1])
-        if item[1].strip():
-            seen += 1
-            if seen >= DEDENT_SAMPLE or size > SAMPLE_BYTES:
-                break
+    head, _ = _head(it, DEDENT_SAMPLE, nonblank=True)
     width = min((len(t) - len(t.lstrip(" ")) for _, t, _ in head if t.strip()), default=0)
     if width < 2:
         yield from head
@@ -187,13 +195,7 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
     wider than W (at least UNWRAP_MIN_WIDTH), and UNWRAP_MIN_CUT or more (and most) of the lines exactly W wide
     followed by a line that goes on mid-text - a line exactly W wide is joined with the next line. Once a line wider than W appears, nothing more is joined (it was not wrapped)."""
     it = iter(lines)
-    head: list[tuple[int, str, int]] = []
-    size = 0
-    for item in it:
-        head.append(item)
-        size += len(item[1])
-        if len(head) >= 4 * DEDENT_SAMPLE or size > SAMPLE_BYTES:
-            break
+    head, _ = _head(it, 4 * DEDENT_SAMPLE)
     width = max((len(t) for _, t, _ in head), default=0)
     full = [i for i, (_, t, _) in enumerate(head) if len(t) == width]
     # a cut: the next line goes on mid-text (not indented, not a new record starting like the wide one); lines that
@@ -245,15 +247,11 @@ def oldest_first(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, s
     REVERSE_MAX_LINES lines (and SAMPLE_BYTES of text) mostly go backwards (three or more steps back, four times as many as forward), its lines
     are read last to first, keeping their line numbers; a longer log is read as it is."""
     it = iter(lines)
-    head: list[tuple[int, str, int]] = []
-    size = 0
-    for item in it:
-        head.append(item)
-        size += len(item[1])
-        if len(head) > REVERSE_MAX_LINES or size > SAMPLE_BYTES:
-            yield from head
-            yield from it
-            return
+    head, ended = _head(it, REVERSE_MAX_LINES + 1)
+    if not ended:
+        yield from head
+        yield from it
+        return
     back = forward = 0
     last = None
     for _, text, _ in head:
