@@ -166,6 +166,11 @@ def test_explain_a_flag_and_a_variable():
     assert describe("Qwen3ForCausalLM") is None
     assert "  as a flag: --attention-backend (0.13.0-" in "\n".join(describe("VLLM_ATTENTION_BACKEND"))
     assert not any("as a flag" in ln for ln in describe("VLLM_USE_V1"))
+    # the ids diagnoses and risks show without a rule explain too (a user copies them from the output)
+    arch = "\n".join(describe("release:arch:qwen3.5"))
+    assert "`Qwen3_5ForConditionalGeneration` is registered by 0.17.0-" in arch and "SGLang:" in arch
+    assert describe("release-index/flag")[0].startswith("release-index/flag: no rule; a diagnosis from the release index")
+    assert describe("release:arch:no-such-family") is None
 
 
 def test_check_flags_a_flag_the_planned_release_lacks():

@@ -24,7 +24,7 @@ def explain(
     from ..knowledge.lookup import find_rules
     from ..render.card import card, card_text
 
-    if key.startswith("--") or re.fullmatch(r"(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+", key):
+    if key.startswith(("--", "release:", "release-index/")) or re.fullmatch(r"(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+", key):
         from ..knowledge.releases.generic import describe
 
         lines = describe(key)

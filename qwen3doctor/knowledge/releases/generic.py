@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import LABEL, available, flag_fact, position, releases, requirement, span_text, table
+from . import ENGINES, LABEL, available, flag_fact, position, releases, requirement, span_text, table
 
 UNRECOGNIZED = re.compile(r"unrecognized arguments?: (?P<args>.+)")
 INVALID_CHOICE = re.compile(r"argument (?P<flag>--[\w.-]+)(?:/[-\w]+)*: invalid choice: '(?P<value>[^']+)'")
@@ -182,9 +182,24 @@ __all__ = ["available", "requirement", "flag_lines", "architecture_lines", "rais
            "rejected_arguments", "choice_lines", "successor"]
 
 
+# the ids of the diagnoses the release index makes without a rule, as `explain` describes them
+GENERIC_IDS = {
+    "release-index/flag": "a serve flag the logged release does not accept (added later or removed earlier), with the "
+                          "releases that accept it and, for a removed flag, its likely successor",
+    "release-index/choice": "a value of a serve flag that the logged release does not offer, with the values it does",
+    "release-index/architecture": "a model architecture the logged release does not register, with the first release "
+                                  "that does",
+}
+
+
 def describe(key: str) -> list[str] | None:
-    """`explain --flag` / `explain VLLM_X`: the releases of each engine that accept it, its choices, its
-    likely successor. None when the key is neither a flag nor an engine variable."""
+    """`explain --flag` / `explain VLLM_X` / `explain release:arch:qwen3.5`: the releases of each engine that accept
+    it, its choices, its likely successor. None when the key is none of these."""
+    if key in GENERIC_IDS:
+        return [f"{key}: no rule; a diagnosis from the release index: {GENERIC_IDS[key]}.",
+                "  `qwen3doctor explain --FLAG` or `explain VLLM_X` shows the releases of one flag or variable."]
+    if key.startswith("release:arch:"):
+        return _family_lines(key.split(":", 2)[2], key)
     if key.startswith("--"):
         kind = "flags"
     elif re.fullmatch(r"(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+", key):
@@ -304,3 +319,16 @@ def command_alerts(engine: str, version, command: str) -> tuple[list[tuple[str, 
             detail += "".join(f"; successor {s} ({span_text(table(engine, 'flags'), s)})" for s in successor(engine, m.name))
         out.append((m.name, title, detail))
     return out, None
+
+
+def _family_lines(family: str, key: str) -> list[str] | None:
+    """The releases of each engine that register an architecture of the family (`release:arch:qwen3.5`, the id of
+    the launch risk `family_alert` raises)."""
+    lines = [f"{key}: a launch risk from the release index, not a rule: the planned or logged release registers no "
+             f"{family} architecture, so the model cannot load."]
+    for engine in ENGINES:
+        t = table(engine, "arch")
+        archs = sorted(a for a in (t.facts if t else ()) if _family(a) == family)
+        for arch in archs:
+            lines.append(f"  {LABEL[engine]}: `{arch}` is registered by {span_text(t, arch)}")
+    return lines if len(lines) > 1 else None
