@@ -105,6 +105,8 @@ def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:
     import bisect
 
     starts = [n for n, _ in phases]
+    if starts != sorted(starts):
+        return crashes  # a newest-first export read last line first: its line numbers run backwards
     out = []
     for c in crashes:
         i = bisect.bisect_left(starts, c.line_no) - 1
