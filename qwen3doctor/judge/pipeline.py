@@ -297,12 +297,12 @@ def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
         return None
     if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
         return None
-    frames = [f for c in scan.crashes for f in c.frames if f"/{engine}/" in f.file]
-    if not frames:
-        return None
+    frames = [f for c in scan.crashes for f in c.frames]
+    if not any(f"/{engine}/" in f.file for f in frames):
+        return None  # no engine frame: the function table is not read
     from ..knowledge.releases.frames import release_window
 
-    window = release_window(engine, frames)
+    window = release_window(engine, frames)  # frames of other packages are passed over there
     if window is None:
         return None
     facts = dict(env.facts)

@@ -31,7 +31,7 @@ from ..knowledge.catalog import Catalog
 from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
 from .match import evaluate, when_states
-from ..model import Environment, Evidence, Fact, Finding, Fix, Rule, RuleMatch, Scan
+from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
 from .rank import fixes_for, rank_key, score
 from ..versions import parse_version
 
@@ -444,9 +444,6 @@ def _with_rule(alert: Alert, env: Environment, catalog: Catalog) -> Alert:
     from ..knowledge.releases import LABEL
     upgrade = Fix(f"Upgrade to {LABEL.get(engine, engine)} {first} or later, the first release that registers `{arch}`",
                   f'pip install -U "{engine}>={first}"', cost="a newer release to re-test, with the torch / CUDA it needs")
-    from ..model import Crash, Frame
-    from .match import evaluate
-
     crash = Crash("startup", UNREGISTERED[0], message, None, 0, complete=True,
                   frames=(Frame(f"{engine}/model_executor/models/registry.py", 0, UNREGISTERED[2]),))
     scan = Scan(crashes=(crash,), lines=(), environment=env)

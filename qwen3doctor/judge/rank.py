@@ -329,7 +329,9 @@ _LAUNCH = re.compile(r"(?:^|[\s;&|(])(?:(?P<v>vllm serve|vllm\.entrypoints|VLLM_
 
 
 def _launches(command: str) -> str | None:
-    """The engine a fix command launches or configures (`vllm serve ...`, `SGLANG_X=1 python -m sglang...`)."""
+    """The engine a fix command launches or configures (`vllm serve ...`, `SGLANG_X=1 python -m sglang...`).
+    Not read_command: a fix is any shell line (`env -u VLLM_X vllm serve ...`, `pip show vllm sglang ...`), whose
+    launcher that reader, made for serve commands, does not find or finds in a package name."""
     m = _LAUNCH.search(command)
     return None if m is None else ("vllm" if m.group("v") else "sglang")
 

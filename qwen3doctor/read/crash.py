@@ -81,9 +81,11 @@ _CHAIN = re.compile(
 )
 
 # Crash lines that need no traceback around them.
+# a device or collective error line, alone or after a wrapper's phrase on the same line
+_DEVICE_ERROR = r"CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NCCL error.*"
 _STANDALONE = re.compile(
-    r"(?P<m>CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|"
-    r"NCCL error.*|ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*|"
+    rf"(?P<m>{_DEVICE_ERROR}|"
+    r"ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*|"
     r"terminate called after throwing an instance of .+|Fatal Python error: .+|Segmentation fault.*|"
     r"HSA_STATUS_ERROR\w*.*|Aborted \(core dumped\)|"
     r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+|received signal SIG\w+.*|"
@@ -488,7 +490,7 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
 
 
 _RAISE = re.compile(r"raise\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)\b")
-_EMBEDDED_CRASH = re.compile(r"(?<=[\s;:,(])(?:CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NCCL error.*)")
+_EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,(])(?:{_DEVICE_ERROR})")
 
 
 def _indent(text: str) -> int:

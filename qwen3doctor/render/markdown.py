@@ -61,6 +61,19 @@ def ref_link(ref: str) -> str:
     return code(ref)
 
 
+def risk_lines(risks, command=lambda c: c) -> list[str]:
+    """A clean log's launch risks as a Markdown list: each with its rule, issues, the conditions that hold and its
+    first fix (`command` rewrites the fix command, e.g. to shorten private paths for a bug report)."""
+    out = []
+    for f in risks:
+        refs = ", ".join(ref_link(x) for x in f.references[:2])
+        out.append(f"- **{prose(f.title)}** ({code(f.rule_id)}" + (f"; {refs}" if refs else "") + ")")
+        out += [f"  - {prose(e.text)}" for e in f.evidence if e.state == "hit"][:3]
+        out += [f"  - fix: {prose(fix.title)}" + (f": {code(command(fix.command))}" if fix.command else "")
+                for fix in f.fixes[:1]]
+    return out
+
+
 def report_markdown(outcome: Outcome, heading: str = "###") -> str:
     """One log's diagnosis."""
     r = outcome.report
@@ -110,13 +123,7 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
     if len(r.findings) > 1:
         out.append("")
     if r.risks:
-        out.append("**Known problems of this launch** (no crash in the log; not a diagnosis)")
-        for f in r.risks:
-            refs = ", ".join(ref_link(x) for x in f.references[:2])
-            out.append(f"- {prose(f.title)} ({code(f.rule_id)}" + (f"; {refs}" if refs else "") + ")")
-            out += [f"  - {prose(e.text)}" for e in f.evidence if e.state == "hit"][:3]
-            out += [f"  - fix: {prose(fix.title)}" + (f": {code(fix.command)}" if fix.command else "") for fix in f.fixes[:1]]
-        out.append("")
+        out += ["**Known problems of this launch** (no crash in the log; not a diagnosis)"] + risk_lines(r.risks) + [""]
     if r.next_steps:
         out += ["**Next steps**"] + [f"- {prose(s)}" for s in r.next_steps] + [""]
     if outcome.fingerprint is not None:

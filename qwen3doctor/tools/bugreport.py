@@ -423,13 +423,10 @@ def diagnosis_section(report: Report) -> list[str]:
     else:
         out.append("No crash found.")
         if report.risks:
+            from ..render.markdown import risk_lines
+
             out += ["", "Known problems of this launch (no crash in the log; not a diagnosis):"]
-            for f in report.risks:
-                refs = ", ".join(f"[{r}]({url_of(r)})" for r in f.references)
-                out.append(f"- **{f.title}** (`{f.rule_id}`" + (f"; {refs}" if refs else "") + ")")
-                out += [f"  - {ev.text}" for ev in f.evidence if ev.state == "hit"][:3]
-                out += [f"  - fix: {fix.title}" + (f": `{shorten_paths(fix.command)}`" if fix.command else "")
-                        for fix in f.fixes[:1]]
+            out += risk_lines(report.risks, command=shorten_paths)
     if report.next_steps:
         out += ["", "What would help narrow it down:"] + [f"- {s}" for s in report.next_steps[:4]]
     return out
