@@ -34,6 +34,18 @@ _ARCH_FAMILY = (
     (r"Qwen2|DeepseekV|Llama|Mistral|Mixtral|Glm|GLM|ChatGLM|MiniMax|Kimi|GptOss|Gemma|Phi\d|InternLM|Baichuan", OTHER),
 )
 _ARCH_RES = tuple((re.compile(p), f) for p, f in _ARCH_FAMILY)
+# the suffixes of a model's other classes (its config, processor, layers), which name the family as its
+# architecture does: `Qwen3MoeConfig`, `Qwen3OmniMoeProcessor`, `Qwen3NextGatedDeltaNet`
+_CLASS_SUFFIX = re.compile(r"(?:Text|Vision)?(?:Config|Processor|ImageProcessor|VideoProcessor|ProcessingInfo|"
+                           r"Model|DecoderLayer|Attention|SparseMoeBlock|MLP|GatedDeltaNet|TokenizerFast|Tokenizer)$")
+
+
+def family_of_class(name: str) -> str | None:
+    """The family a Qwen3 model class names (`Qwen3MoeConfig` -> qwen3-moe), or None."""
+    if not name.startswith("Qwen3"):
+        return None
+    stem = _CLASS_SUFFIX.sub("", name)
+    return family_of_architecture(stem + "For") if stem != name else None
 
 
 def family_of_architecture(arch: str) -> str | None:

@@ -170,16 +170,18 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if any(c.message_cut for c in crashes):
             return Evidence(label, UNKNOWN, "the paste ends on the exception type: its message is cut off")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")
-    # log: the first line any of the clause's patterns matches
+    # log: the first line any of the clause's patterns matches; a pattern that also matches what a healthy server
+    # prints (knowledge/generic.py ORDINARY_LINES) only when no other pattern of the clause hits
     if search:
         hay = hay if hay is not None else Haystack(scan)
-        first = None
+        hits = []
         for i in hay.open_patterns(clause):
             at = hay.first_line(clause, i, rule_id)
-            if at is not None and (first is None or at < first):
-                first = at
-        if first is not None:
-            return Evidence(label, HIT, f"log line “{_short(scan.lines[first])}”")
+            if at is not None:
+                hits.append((clause.sources[i] in clause.generic_sources, at, i))
+        if hits:
+            _, at, i = min(hits)
+            return _hit(label, f"log line “{_short(scan.lines[at])}”", clause, clause.sources[i])
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 

@@ -12,7 +12,7 @@ from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_lite
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import phase_of
-from ..read.prefixes import dedented, oldest_first, peel_record, record_lines, unwrapped
+from ..read.prefixes import dedented, oldest_first, peel_record, record_lines, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -43,7 +43,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     kept: list[str] = []
     kept_tail: list[str] = []
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
-    for line_no, line, why in dedented(unwrapped(oldest_first(selected_lines(source, prefilter)))):
+    for line_no, line, why in dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter))))):
         if line.startswith("```"):
             continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
         pieces = record_lines(line) if line.startswith('{"') else None
@@ -236,6 +236,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     if dated is not None:  # candidates only, no version in the log: the frames' releases decide version windows
         scan = dated
         findings = _score_rules(scan, catalog, Haystack(scan, literal_index_for(catalog)), [])
+    findings = _with_unregistered(scan, catalog, findings)
     from ..knowledge.releases.findings import raise_site_notes, release_findings
 
     extra, release_warnings = release_findings(scan)
@@ -269,6 +270,23 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         findings=tuple(ranked), next_steps=tuple(site_steps) + tuple(steps), warnings=tuple(warnings),
         lines_read=scan.lines_read, risks=risks,
     )
+
+
+def _with_unregistered(scan: Scan, catalog: Catalog, findings: list) -> list:
+    """A crash on a release that registers none of the model family's architectures: the rule for that crash, from
+    the release index (judge/preflight.py), unless the rule's own evidence already ranks it higher."""
+    env = scan.environment
+    if not scan.crashes or not env.get("family") or (env.get("engine_version") or env.get("engine_releases")) is None:
+        return findings
+    from .preflight import unregistered_finding
+
+    found = unregistered_finding(scan, catalog)
+    if found is None:
+        return findings
+    own = next((f for f in findings if f.rule_id == found.rule_id), None)
+    if own is not None and own.score >= found.score:
+        return findings
+    return [f for f in findings if f is not own] + [found]
 
 
 def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str]) -> list:

@@ -434,12 +434,24 @@ def _with_rule(alert: Alert, env: Environment, catalog: Catalog) -> Alert:
     the first release that registers the architecture (the rule's own fixes speak of other generations)."""
     if not alert.key.startswith("release:arch:"):
         return alert
+    found = unregistered_rule(env, catalog)
+    if found is None:
+        return alert
+    rule, upgrade = found
+    return Alert(alert.level, alert.key, alert.title, alert.because + (f"the crash it predicts is `{rule.id}`",),
+                 references=rule.references, status=rule.status, fixes=(upgrade,))
+
+
+def unregistered_rule(env: Environment, catalog: Catalog, version=None) -> tuple[Rule, Fix] | None:
+    """When the logged or planned release (or `version`) registers no architecture of the model's family
+    (`family_alert`): the rule that explains the crash its registry raises then, and the upgrade to the first release
+    that registers one."""
     from ..knowledge.releases.generic import UNREGISTERED, unregistered
 
     engine = env.get("engine") or "vllm"
-    found = unregistered(engine, env.get("engine_version"), env.get("family"))
+    found = unregistered(engine, version or env.get("engine_version"), env.get("family"))
     if found is None:
-        return alert
+        return None
     message, arch, first = found
     from ..knowledge.releases import LABEL
     upgrade = Fix(f"Upgrade to {LABEL.get(engine, engine)} {first} or later, the first release that registers `{arch}`",
@@ -453,9 +465,53 @@ def _with_rule(alert: Alert, env: Environment, catalog: Catalog) -> Alert:
         rm = evaluate(rule, scan)
         if rm.rejected or not any(ev.state == "hit" and ev.clause.endswith("message") and not ev.generic for ev in rm.match):
             continue
-        return Alert(alert.level, alert.key, alert.title, alert.because + (f"the crash it predicts is `{rule.id}`",),
-                     references=rule.references, status=rule.status, fixes=(upgrade,))
-    return alert
+        return rule, upgrade
+    return None
+
+
+UNREGISTERED_SCORE = 0.5  # as the release index's own findings: below a rule with its own crash evidence
+
+
+def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
+    """A crash on a release that registers no architecture of the model's family (Qwen3-VL on vLLM 0.10.1): whatever
+    the traceback shows (the Transformers fallback failing, a processor attribute missing, a cut paste), the model
+    cannot load natively there. The finding is the rule that explains that crash, with the release index's facts as
+    its evidence; medium, for the version and the family are read from the log, not from the crash. With no version
+    in the log, the releases its traceback's functions exist in (`engine_releases`) stand for it when none of them
+    registers the family."""
+    env = scan.environment
+    engine, family = env.get("engine") or "vllm", env.get("family")
+    versions = [env.get("engine_version")] if env.get("engine_version") is not None else []
+    if not versions and env.get("engine_releases"):
+        first, _, last = str(env.get("engine_releases")).partition("-")
+        versions = [first, last or first]
+    if not scan.crashes or not versions or not family:
+        return None
+    from ..knowledge.releases import available
+
+    if not available():
+        return None
+    from ..knowledge.releases.generic import family_alert
+
+    alerts = [family_alert(engine, v, family) for v in versions]
+    if any(a is None for a in alerts):
+        return None
+    found = unregistered_rule(env, catalog, versions[-1])
+    if found is None:
+        return None
+    rule, upgrade = found
+    _, title, detail = alerts[-1]
+    dated = env.facts.get("engine_version") or env.facts["engine_releases"]
+    evidence = (Evidence("release-index.architecture", "hit", title),
+                Evidence("release-index.architecture", "hit", detail),
+                Evidence("when.engine_version", "hit", f"engine version {dated.value} ({dated.source})"),
+                Evidence("when.family", "hit", f"model family {family} ({env.facts['family'].source})"))
+    return Finding(
+        rule_id=rule.id, title=rule.title, status=rule.status, score=UNREGISTERED_SCORE, confidence="medium",
+        engines=rule.engines, families=rule.families, references=rule.references, evidence=evidence,
+        fixes=(upgrade,) + tuple(f for f in fixes_for(evaluate(rule, scan), env) if f.command != upgrade.command),
+        fixed_in=rule.fixed_in, notes=("from the release index (the logged release's model registry), not from the "
+                                       "crash's own lines",), basis="evidence")
 
 
 MAX_RISKS = 3

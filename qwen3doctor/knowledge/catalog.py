@@ -18,7 +18,7 @@ import yaml
 from .. import vocab
 from ..errors import RuleError
 from .discover import ENGINE_DIRS, rule_files
-from .generic import GENERIC_EXCEPTIONS, GENERIC_FRAMES, GENERIC_MESSAGES
+from .generic import GENERIC_EXCEPTIONS, GENERIC_FRAMES, GENERIC_MESSAGES, ORDINARY_LINES
 from .patterns import compile_pattern, gate_of, literal_anchors
 from .rulecache import cached_compile
 from ..model import Clause, Fix, Rule
@@ -228,6 +228,8 @@ def _is_generic(kind: str, patterns: tuple[Any, ...]) -> bool:
         return all(any(_safe_full(p, name) for name in GENERIC_FRAMES) for p in patterns)
     if kind == "exception":
         return all(any(_safe_full(p, name) for name in GENERIC_EXCEPTIONS) for p in patterns)
+    if kind == "log":
+        return all(any(_safe_search(p, line) for line in ORDINARY_LINES) for p in patterns)
     return all(any(_safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
 
 
@@ -272,7 +274,7 @@ def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
                     anchors.extend(found)
         if compiled:
             generic_sources = tuple(
-                src for src, pat in zip(sources, compiled) if kind != "log" and _is_generic(kind, (pat,))
+                src for src, pat in zip(sources, compiled) if _is_generic(kind, (pat,))
             )
             generic = len(generic_sources) == len(sources)
             out.append(Clause(kind, tuple(sources), generic, tuple(sorted(set(anchors))) if anchors is not None else None,

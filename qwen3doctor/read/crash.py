@@ -90,7 +90,10 @@ _STANDALONE = re.compile(
     r"HSA_STATUS_ERROR\w*.*|Aborted \(core dumped\)|"
     r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+|received signal SIG\w+.*|"
     r"Killed$|(?<=\d )Killed\s+\S.*|exitcode[=:] ?-\d+.*|"
-    r"Assertion `.+' failed.*|Assertion error .+|"
+    # glibc's assert (`x' failed) and a CUDA kernel's (`x` failed, or no quotes after its block / thread indices)
+    r"Assertion `.+['`] failed.*|(?<=\] )Assertion .+ failed\.?$|Assertion error .+|"
+    # abseil's failure-signal handler, and cuBLAS / cuDNN failing to load a symbol of a mismatched library
+    r"\*\*\* SIG[A-Z]+ received at time=.*|Invalid handle\. Cannot load symbol \w+.*|"
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
     r"EngineCore encountered a fatal error.*|"
@@ -103,7 +106,8 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise "
+    r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
+    r"Cannot load symbol"
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -126,7 +130,7 @@ CONSEQUENCE_PATTERNS = re.compile(
 
 CLASSES: tuple[tuple[str, str], ...] = (
     ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation"),
-    ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+' failed"),
+    ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),
     ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible"),
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
     ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
@@ -142,8 +146,13 @@ CLASSES: tuple[tuple[str, str], ...] = (
 _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
 
 
+# a message's own list of what might have happened (Ray: "There are some potential root causes. (1) The process is
+# killed by SIGKILL by OOM killer ..."): boilerplate, which says nothing about the class of this crash
+_GUESSES = re.compile(r"(?:There are some|Some common) (?:potential )?(?:root )?causes?\b.*", re.S)
+
+
 def classify(exception_type: str | None, message: str) -> str:
-    text = f"{exception_type or ''}: {message}"
+    text = f"{exception_type or ''}: {_GUESSES.sub('', message)}"
     for name, pattern in _CLASS_RES:
         if pattern.search(text):
             return name
@@ -329,7 +338,16 @@ class CrashParser:
             if last.message.startswith("terminate called"):
                 self._crashes[-1] = replace(last, message=f"{last.message} {text}"[:MAX_MESSAGE], last_line=line_no)
             return
+        if "error" in text and "message" in text:
+            r = _ERROR_OBJECT.search(text)
+            if r is not None:  # the server's error response (OpenAI style), printed by a client or a proxy
+                self._add(Crash(classify(r.group("type"), r.group("msg")), r.group("type"), r.group("msg")[:MAX_MESSAGE],
+                                process, line_no, complete=True, last_line=line_no))
+                return
         m = _STANDALONE.search(text)
+        if m is not None and m.start() > 0 and record is not None and record.startswith(_QUIET_LEVELS) \
+                and not re.match(_DEVICE_ERROR, m.group("m")):
+            m = None  # a warning that mentions an exception it caught and went on (`Failed to import ... with ImportError(...)`)
         if m is None:
             advice = _CUDA_ADVICE.search(text)
             if advice and not any("CUDA error" in c.message for c in self._crashes[-3:]):
@@ -352,8 +370,8 @@ class CrashParser:
                 message = message[:-1]  # ValueError("...") form
         else:
             exc_type, message = None, body
-        if m.start() > 0 and exc_type is None and text[: m.start()].rstrip().endswith(":"):
-            message = text  # keep "Exception: Capture cuda graph failed: ..." whole
+        if m.start() > 0 and exc_type is None and (text[: m.start()].rstrip().endswith(":") or body.startswith("Assertion")):
+            message = text  # keep "Exception: Capture cuda graph failed: ..." whole, and a kernel assert's file and kernel
         # read it as a traceback that lost its frames: the lines right after it may continue the message
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
                                     record=record)
@@ -362,7 +380,10 @@ class CrashParser:
         """An ERROR-level record that is neither a traceback nor a known crash line: kept aside, it becomes
         crash evidence only when the log holds no other crash (a paste of the error records alone)."""
         if len(self._records) < 50 and not _LOG_RECORD.match(text):
-            self._records.append(Crash(classify(None, text), None, text[:MAX_MESSAGE], process, line_no, last_line=line_no))
+            # an engine that logs the exception's str() alone: a KeyError's is the quoted key (`'model.layers.0.mlp'`)
+            exc_type = "KeyError" if _QUOTED_KEY.fullmatch(text.strip()) else None
+            self._records.append(Crash(classify(exc_type, text), exc_type, text[:MAX_MESSAGE], process, line_no,
+                                       last_line=line_no))
 
     def _native(self, process: str | None, tb: "_Open | None", name: str, line: str) -> None:
         """A native frame: it belongs to the open traceback, else to the process's last crash, else starts a
@@ -457,6 +478,14 @@ class CrashParser:
 
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+_QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
+# `{'object': 'error', 'message': "...", 'type': 'BadRequestError', ...}` and its JSON form
+_ERROR_OBJECT = re.compile(
+    r"""['"]object['"]\s*:\s*['"]error['"]\s*,\s*['"]message['"]\s*:\s*(?P<q>['"])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*,"""
+    r"""\s*['"]type['"]\s*:\s*['"](?P<type>\w+)['"]""")
+_QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
 
 
 def _mask(message: str) -> str:

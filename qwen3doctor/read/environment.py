@@ -76,6 +76,9 @@ _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
 # a Kubernetes / compose command or args list in flow style: `args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4"]`
 _YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*)\]\s*$")
+# a class of the model's own code named in a message (`'Qwen3MoeConfig' object has no attribute ...`)
+_QWEN_CLASS = re.compile(r"\b(?P<c>Qwen3\w*?(?:Config|Processor|ProcessingInfo|Model|DecoderLayer|Attention|SparseMoeBlock|"
+                         r"GatedDeltaNet|Tokenizer(?:Fast)?))\b")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", re.I)
 _GPU_NAME = re.compile(
@@ -267,6 +270,14 @@ class EnvCollector:
         arch = _ARCH.search(text)
         if arch:
             self.put("architecture", arch.group("a"), "log", P_STARTUP)
+        if "accept len: " in text and "Decode batch" in text:
+            self.flags.add("--speculative-algorithm")  # SGLang reports the draft tokens accepted only when it drafts
+        elif "SpecDecoding metrics:" in text:
+            self.flags.add("--speculative-config")
+        if "Qwen3" in text and "model_class" not in self._facts:
+            cls = _QWEN_CLASS.search(text)
+            if cls and vocab.family_of_class(cls.group("c")):
+                self.put("model_class", cls.group("c"), "log: class " + cls.group("c"), P_GUESS)
         mid = _MODEL_ID.search(text)
         if mid:
             old = self._facts.get("model_mention")
@@ -502,6 +513,10 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
             fam = _MODEL_FILE_FAMILY.get(str(out["model_file"].value))
             if fam:
                 out["family"] = Fact(fam, out["model_file"].source)
+        if not fam and "model_class" in out:
+            fam = vocab.family_of_class(str(out["model_class"].value))
+            if fam:
+                out["family"] = Fact(fam, out["model_class"].source)
     if "quantization" not in out:
         quant = None
         if "quantization_method" in out:

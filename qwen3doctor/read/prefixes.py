@@ -124,8 +124,8 @@ def _json_log(line: str) -> str:
         record = json.loads(line)
     except ValueError:
         return line
-    if not isinstance(record, dict):
-        return line
+    if not isinstance(record, dict) or record.get("object") == "error":
+        return line  # a server's error response is read as it is (crash.py), not as a log shipper's record
     for key in _JSON_TEXT_KEYS:
         value = record.get(key)
         if isinstance(value, str):
@@ -186,6 +186,35 @@ def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, 
 UNWRAP_MIN_WIDTH = 60
 UNWRAP_MIN_CUT = 3
 MAX_JOINED = 1 << 20  # the reader's limit on one line (reader.MAX_LINE)
+
+
+# the record prefix of vLLM (`(EngineCore pid=1) ERROR 07-31 02:52:28 [core.py:586] `) and SGLang
+# (`[2026-03-25 05:46:24 TP0] `) found inside a line, where a paste lost its line breaks
+_GLUED_RECORD = re.compile(
+    r"(?:(?:\((?:[\w.]+ )?pid=\d+\) )*(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.]+:\d+\]"
+    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)*\]) ")
+FLAT_MIN_RECORDS = 3  # glued records a line must hold before it is split
+FLAT_MIN_LENGTH = 200
+
+
+def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, why) with a flattened paste split again: a web form or a chat client that dropped the
+    line breaks leaves a whole traceback on one line (`ERROR ... [core.py:586] Traceback (most recent call last):
+    ERROR ... [core.py:586] File "...", line 577, in run_engine_core ERROR ...`). A line holding FLAT_MIN_RECORDS or
+    more record prefixes is cut before each of them; the pieces keep the line's number."""
+    for n, t, why in lines:
+        if len(t) < FLAT_MIN_LENGTH or "] " not in t:
+            yield n, t, why
+            continue
+        starts = [m.start() for m in _GLUED_RECORD.finditer(t)]
+        if len(starts) < FLAT_MIN_RECORDS:
+            yield n, t, why
+            continue
+        cuts = ([0] if starts[0] > 0 else []) + starts + [len(t)]
+        for a, b in zip(cuts, cuts[1:]):
+            piece = t[a:b].rstrip()
+            if piece:
+                yield n, piece, why
 
 
 def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:

@@ -50,7 +50,7 @@ def clean(text: str) -> str:
     if "\x00" in text:
         text = text.replace("\x00", "")
     text = text.rstrip("\r\n")
-    if not text.isascii():  # typographic quotes from a chat client or a word processor
+    if not text.isascii():  # typographic quotes from a chat client or a word processor, fullwidth punctuation
         text = text.translate(_QUOTES)
     if "&" in text and _ENTITY.search(text):  # a log copied out of a web page's source or an HTML mail
         import html
@@ -59,7 +59,9 @@ def clean(text: str) -> str:
     return text[:-2] if text.endswith("^M") else text
 
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                         # a CJK input method's colon and brackets (`RuntimeError：E19999`)
+                         "\uff1a": ": ", "\uff08": "(", "\uff09": ")"})
 _ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|#\d{2,3});")
 
 

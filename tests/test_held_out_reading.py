@@ -1,0 +1,140 @@
+"""Reading defects a second held-out sample of real reports found (issue 13, part 1): each paste form below was
+misread, and each test fails on the code before the fix."""
+
+from qwen3doctor import vocab
+from qwen3doctor.judge.pipeline import diagnose_text
+from qwen3doctor.model import Verdict
+
+PREFIX = "(EngineCore_DP0 pid=2718) ERROR 07-31 02:52:28 [core.py:586] "
+TRACEBACK = [
+    "EngineCore failed to start.",
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 577, in run_engine_core',
+    "    engine_core = EngineCoreProc(*args, **kwargs)",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 142, in _initialize_kv_caches',
+    "    available_gpu_memory = self.model_executor.determine_available_memory()",
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 243, in determine_available_memory',
+    "    self.model_runner.profile_run()",
+    "ValueError: the profiling run needs 12 blocks, found 0",
+]
+
+
+def own_crashes(report):
+    return [c for c in report.crashes if c.role not in ("wrapper", "consequence")]
+
+
+def test_a_paste_that_lost_its_line_breaks_is_split_at_each_record(catalog):
+    flat = "> " + " ".join(PREFIX + line.strip() for line in TRACEBACK) + "\n"
+    crash = own_crashes(diagnose_text(flat, catalog))[0]
+    assert crash.functions == ("run_engine_core", "_initialize_kv_caches", "determine_available_memory")
+    assert crash.exception_type == "ValueError" and crash.message == "the profiling run needs 12 blocks, found 0"
+
+
+def test_a_line_with_two_records_is_left_whole():
+    from qwen3doctor.read.prefixes import unflattened
+
+    line = PREFIX + "first record " + "x" * 200 + " " + PREFIX + "second record"
+    assert [t for _, t, _ in unflattened([(1, line, 7)])] == [line]
+
+
+def test_a_fullwidth_colon_after_the_exception_type_keeps_the_message(catalog):
+    crash = own_crashes(diagnose_text("RuntimeError\uff1aE19999: Inner Error!\n", catalog))[0]
+    assert crash.exception_type == "RuntimeError" and crash.message.startswith("E19999: Inner Error!")
+
+
+def test_a_cuda_kernel_assert_line_is_a_crash(catalog):
+    for quoted in ("`totalElements <= srcSize`", "totalElements <= srcSize"):
+        line = ("/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:402: masked_scatter_size_check: block: [0,0,0], "
+                f"thread: [0,0,0] Assertion {quoted} failed.\n")
+        report = diagnose_text(line, catalog)
+        assert report.verdict is not Verdict.CLEAN, quoted
+        crash = own_crashes(report)[0]
+        assert crash.crash_class == "device-assert" and "masked_scatter_size_check" in crash.message
+
+
+def test_a_warning_that_names_a_caught_exception_is_not_the_crash(catalog):
+    log = ("WARNING 08-01 10:00:00 [_custom_ops.py:21] Failed to import from vllm._C with "
+           "ModuleNotFoundError(\"No module named 'vllm._C'\")\n"
+           "ERROR 08-01 10:00:05 [engine.py:448] 'model.layers.0.self_attn.q_proj.weight'\n")
+    crashes = own_crashes(diagnose_text(log, catalog))
+    assert [c.exception_type for c in crashes] == ["KeyError"]  # the engine logs a KeyError's str(): the quoted key
+    assert crashes[0].message == "'model.layers.0.self_attn.q_proj.weight'"
+
+
+def test_a_warning_line_that_is_the_exception_itself_still_counts(catalog):
+    log = "WARNING 08-01 10:00:00 [utils.py:12] RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    assert own_crashes(diagnose_text(log, catalog))
+
+
+def test_ray_boilerplate_does_not_decide_the_crash_class(catalog):
+    log = ("(raylet) A worker died or was killed while executing a task by an unexpected system error. There are some "
+           "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage.\n"
+           "Invalid handle. Cannot load symbol cublasLtGetVersion\n"
+           "*** SIGABRT received at time=1700000000 on cpu 3 ***\n")
+    crashes = own_crashes(diagnose_text(log, catalog))
+    assert crashes[0].message == "Invalid handle. Cannot load symbol cublasLtGetVersion"
+    assert all(c.crash_class != "out-of-memory" for c in crashes)
+    alone = own_crashes(diagnose_text(log.splitlines()[0] + "\n", catalog))
+    assert alone and alone[0].crash_class != "out-of-memory"
+
+
+def test_a_servers_error_response_is_read_with_its_type_and_message(catalog):
+    python_repr = ("Rerank Response: {'object': 'error', 'message': \"'messages' is undefined\", "
+                   "'type': 'BadRequestError', 'param': None, 'code': 400}\n")
+    json_form = '{"object":"error","message":"The model `Qwen3-8B` does not exist.","type":"NotFoundError","param":null,"code":404}\n'
+    for text, kind, message in ((python_repr, "BadRequestError", "'messages' is undefined"),
+                                (json_form, "NotFoundError", "The model `Qwen3-8B` does not exist.")):
+        crash = own_crashes(diagnose_text(text, catalog))[0]
+        assert (crash.exception_type, crash.message) == (kind, message)
+
+
+def test_a_model_class_in_a_message_names_the_family(catalog):
+    assert vocab.family_of_class("Qwen3MoeConfig") == "qwen3-moe"
+    assert vocab.family_of_class("Qwen3OmniMoeProcessor") == "qwen3-omni"
+    assert vocab.family_of_class("Qwen3NextGatedDeltaNet") == "qwen3-next"
+    assert vocab.family_of_class("Qwen3ForCausalLM") is None  # an architecture, read as one elsewhere
+    log = "AttributeError: 'Qwen3MoeConfig' object has no attribute 'rope_parameters'\n"
+    assert diagnose_text(log, catalog).environment.get("family") == "qwen3-moe"
+
+
+def test_speculative_decoding_is_read_from_the_decode_metrics(catalog):
+    line = ("[2026-07-14 10:40:24] Decode batch, #running-req: 2, #full token: 21312, full token usage: 0.01, "
+            "accept len: 3.36, accept rate: 0.79, cuda graph: True, gen throughput (token/s): 551.63, #queue-req: 0\n")
+    assert "--speculative-algorithm" in diagnose_text(line + "Scheduler hit an exception: ...\n", catalog).environment.flags
+    plain = line.replace("accept len: 3.36, accept rate: 0.79, ", "")
+    assert "--speculative-algorithm" not in diagnose_text(plain, catalog).environment.flags
+
+
+def test_an_ordinary_start_up_line_makes_no_candidate(catalog):
+    # `INFO: Started server process` is what every healthy server prints: a rule may list it as support, but a cut
+    # traceback beside it must not make that rule (a port already in use) a candidate
+    log = ("(APIServer pid=1) INFO:     Started server process [7225]\n"
+           "(APIServer pid=1) Traceback (most recent call last):\n"
+           '(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/api_server.py", '
+           "line 1920, in run_server\n")
+    assert "server-port-already-in-use" not in [f.rule_id for f in diagnose_text(log, catalog).findings]
+
+
+OLD_VLLM_QWEN3_VL = """(APIServer pid=1) INFO 09-25 10:50:01 [api_server.py:1805] vLLM API server version {version}
+(APIServer pid=1) INFO 09-25 10:50:01 [utils.py:328] non-default args: {{'model': 'Qwen/Qwen3-VL-30B-A3B-Instruct', 'tensor_parallel_size': 4}}
+(EngineCore_DP0 pid=211) ERROR 09-25 10:53:36 [core.py:708] EngineCore failed to start.
+(EngineCore_DP0 pid=211) ERROR 09-25 10:53:36 [core.py:708] Traceback (most recent call last):
+(EngineCore_DP0 pid=211) ERROR 09-25 10:53:36 [core.py:708]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 699, in run_engine_core
+(EngineCore_DP0 pid=211) ERROR 09-25 10:53:36 [core.py:708]     engine_core = EngineCoreProc(*args, **kwargs)
+(EngineCore_DP0 pid=211) ERROR 09-25 10:53:36 [core.py:708]   File "/usr/local/lib/python3.12/dist-packages/vllm/multimodal/profiling.py", line 268, in _get_mm_max_tokens
+(EngineCore_DP0 pid=211) ERROR 09-25 10:53:36 [core.py:708]     max_tokens_per_item = self.processing_info.get_mm_max_tokens_per_item(
+"""
+
+
+def test_a_crash_on_a_release_that_registers_no_architecture_of_the_family(catalog):
+    # the logged vLLM predates Qwen3-VL: whatever the cut traceback shows, the model cannot load natively there
+    report = diagnose_text(OLD_VLLM_QWEN3_VL.format(version="0.10.1.1"), catalog)
+    top = report.findings[0]
+    assert top.rule_id == "vllm-too-old-for-architecture" and top.confidence == "medium"
+    assert top.fixes[0].command.startswith('pip install -U "vllm>=')
+    assert any("registers no qwen3-vl architecture" in ev.text for ev in top.evidence)
+    on_new = diagnose_text(OLD_VLLM_QWEN3_VL.format(version="0.11.0"), catalog)
+    assert "vllm-too-old-for-architecture" not in [f.rule_id for f in on_new.findings]
+    launch_only = OLD_VLLM_QWEN3_VL.format(version="0.10.1.1").split("(EngineCore_DP0")[0]
+    clean = diagnose_text(launch_only, catalog)
+    assert not clean.findings and clean.verdict is Verdict.CLEAN  # a launch with no crash: a risk, never a finding
