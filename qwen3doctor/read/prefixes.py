@@ -203,8 +203,8 @@ def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, st
     ERROR ... [core.py:586] File "...", line 577, in run_engine_core ERROR ...`). A line holding FLAT_MIN_RECORDS or
     more record prefixes is cut before each of them; the pieces keep the line's number."""
     for n, t, why in lines:
-        if len(t) < FLAT_MIN_LENGTH or "] " not in t:
-            yield n, t, why
+        if len(t) < FLAT_MIN_LENGTH or "] " not in t or t.startswith('{"') or "\\n" in t:
+            yield n, t, why  # a log shipper's JSON record, or a string with escaped line breaks, is split elsewhere
             continue
         starts = [m.start() for m in _GLUED_RECORD.finditer(t)]
         if len(starts) < FLAT_MIN_RECORDS:
