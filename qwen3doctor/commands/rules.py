@@ -93,14 +93,18 @@ def rules_lint(
 @rules_app.command("test", help="Run each rule's own tests: logs it must rank first, lookalikes it must not report.")
 def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: every rule the project "
                                                              "loads, as for lint).")) -> None:
-    from ..tools.ruletools import run_tests
+    from ..tools.ruletools import ReportCache, run_tests, untested_alternatives
 
     catalog, only = paths_catalog(paths)
-    results = run_tests(catalog, only)
+    cache = ReportCache(catalog)
+    results = run_tests(catalog, only, cache)
     failed = [r for r in results if not r.ok]
     for r in failed:
         print(f"FAIL {r.test.test_id}: {r.detail}")
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    untested = untested_alternatives(catalog, cache, only)
+    for line in untested:
+        print(f"UNTESTED {line}")
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed, {len(untested)} match alternatives untested")
     if failed:
         raise typer.Exit(EXIT_FINDING)
 

@@ -217,15 +217,22 @@ def _quiet_search(pattern, text: str) -> bool:
         return False
 
 
-def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
-    warnings = list(scan.warnings)
+def with_crash_signs(scan: Scan, catalog: Catalog) -> Scan:
+    """The scan with the crash signs of a paste that has no crash line of its own: the fragments of rule messages
+    it holds, else the words of a short paste that says it crashed (an issue title)."""
     fragments = message_fragments(scan, catalog)
     if fragments:
-        scan = replace(scan, crashes=scan.crashes + fragments)
-    elif not scan.crashes and scan.lines_read <= PROSE_MAX_LINES:
-        said = prose_crash(scan.lines)  # a short paste that says in words that it crashed (an issue title)
+        return replace(scan, crashes=scan.crashes + fragments)
+    if not scan.crashes and scan.lines_read <= PROSE_MAX_LINES:
+        said = prose_crash(scan.lines)
         if said is not None:
-            scan = replace(scan, crashes=(said,))
+            return replace(scan, crashes=(said,))
+    return scan
+
+
+def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
+    warnings = list(scan.warnings)
+    scan = with_crash_signs(scan, catalog)
     hay = Haystack(scan, literal_index_for(catalog))
     findings = _score_rules(scan, catalog, hay, warnings)
     if not scan.crashes:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..knowledge.catalog import Catalog
-from ..judge.pipeline import diagnose_source, diagnose_text
-from ..model import Report
-from ..read.reader import open_source
+from ..judge.pipeline import diagnose_scan, scan_source, with_crash_signs
+from ..model import Report, Scan
+from ..read.reader import LineSource, open_source
 from ..errors import InputError
 
 
@@ -51,27 +52,56 @@ def rule_tests(catalog: Catalog, only: set[str] | None = None) -> list[RuleTest]
 
 
 class ReportCache:
-    """Diagnose each test log once, however many rules name it."""
+    """Diagnose each test log once, however many rules name it (its scan is kept for `untested_alternatives`)."""
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
         self._cache: dict[tuple[str, str], Report | str] = {}
+        self.scans: dict[tuple[str, str], Scan] = {}
 
     def get(self, test: RuleTest) -> Report | str:
         key = (test.how, test.value)
         if key not in self._cache:
             try:
-                if test.how == "file":
-                    src = open_source(test.value)
-                    try:
-                        self._cache[key] = diagnose_source(src, self.catalog)
-                    finally:
-                        src.close()
-                else:
-                    self._cache[key] = diagnose_text(test.value, self.catalog, test.label)
+                src = open_source(test.value) if test.how == "file" else \
+                    LineSource(test.label, io.BytesIO(test.value.encode("utf-8")))
+                try:
+                    scan = scan_source(src, self.catalog)
+                finally:
+                    src.close()
+                self.scans[key] = scan
+                self._cache[key] = diagnose_scan(scan, self.catalog, src.name)
             except InputError as exc:
                 self._cache[key] = str(exc)
         return self._cache[key]
+
+    def scan(self, test: RuleTest) -> Scan | None:
+        """The test log's scan with its crash signs, as the diagnosis read it; None when it could not be read."""
+        if isinstance(self.get(test), str):
+            return None
+        return with_crash_signs(self.scans[(test.how, test.value)], self.catalog)
+
+
+def untested_alternatives(catalog: Catalog, cache: ReportCache, only: set[str] | None = None) -> list[str]:
+    """The `match` alternatives that none of their rule's must-match logs satisfies on its own (every clause a hit):
+    a pattern never seen to work, such as one anchored at `^` on a message that the matcher reads after its
+    exception type. One line per alternative."""
+    from dataclasses import replace
+
+    from ..judge.match import evaluate
+
+    out = []
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        if only and rule.id not in only:
+            continue
+        scans = [cache.scan(t) for t in rule_tests(catalog, {rule.id}) if t.kind == "match"]
+        for i, alternative in enumerate(rule.match):
+            one = replace(rule, match=(alternative,))
+            if not any(scan is not None and not (rm := evaluate(one, scan)).rejected
+                       and all(ev.state == "hit" for ev in rm.match) for scan in scans):
+                kinds = " + ".join(c.kind for c in alternative)
+                out.append(f"{rule.path}: match[{i}] ({kinds}): no must-match log satisfies it")
+    return out
 
 
 def run_test(test: RuleTest, cache: ReportCache) -> TestResult:
@@ -95,8 +125,8 @@ def run_test(test: RuleTest, cache: ReportCache) -> TestResult:
     return TestResult(test, True, "not reported")
 
 
-def run_tests(catalog: Catalog, only: set[str] | None = None) -> list[TestResult]:
-    cache = ReportCache(catalog)
+def run_tests(catalog: Catalog, only: set[str] | None = None, cache: ReportCache | None = None) -> list[TestResult]:
+    cache = cache or ReportCache(catalog)
     return [run_test(t, cache) for t in rule_tests(catalog, only)]
 
 
