@@ -104,7 +104,9 @@ def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule file
     untested = untested_alternatives(catalog, cache, only)
     for line in untested:
         print(f"UNTESTED {line}")
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed, {len(untested)} match alternatives untested")
+    if untested:
+        print(f"{len(untested)} match alternative(s) no must-match log satisfies")
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
     if failed:
         raise typer.Exit(EXIT_FINDING)
 
