@@ -138,3 +138,11 @@ def test_a_crash_on_a_release_that_registers_no_architecture_of_the_family(catal
     launch_only = OLD_VLLM_QWEN3_VL.format(version="0.10.1.1").split("(EngineCore_DP0")[0]
     clean = diagnose_text(launch_only, catalog)
     assert not clean.findings and clean.verdict is Verdict.CLEAN  # a launch with no crash: a risk, never a finding
+
+
+def test_a_cpp_signature_cut_at_the_line_start_is_not_an_exception(catalog):
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run_engine_core\n'
+           "r::Error(c10::SourceLocation, std::__cxx11::basic_string<char, std::char_traits<char>, "
+           "std::allocator<char> >) + 0x80 (0x7fa1ff77eeb0 in /usr/local/lib/python3.12/dist-packages/torch/lib/libc10.so)\n")
+    assert all(c.exception_type != "r::Error" for c in diagnose_text(log, catalog).crashes)

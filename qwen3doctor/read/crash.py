@@ -57,7 +57,8 @@ _BARE_TYPES = {"AssertionError", "StopIteration", "KeyboardInterrupt", "SystemEx
 _DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
 CARET = re.compile(r"^\s*[\^~\s]+$")
 _EXC = re.compile(
-    r"^(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
+    # (not a C++ signature from a native frame cut at the line's start: `r::Error(c10::SourceLocation, std::...)`)
+    r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
 )
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
 # advice lines torch prints under every CUDA error: not part of what went wrong
@@ -99,7 +100,8 @@ _STANDALONE = re.compile(
     r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
-    r"(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
+    # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
+    r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
     r"torch\.\w*(?:Error|Exception)|[A-Z]\w*Error)(?:: .*|\(.*)?$)"
 )
