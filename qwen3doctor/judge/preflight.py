@@ -501,10 +501,19 @@ def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
         return None
     rule, upgrade = found
     _, title, detail = alerts[-1]
-    dated = env.facts.get("engine_version") or env.facts["engine_releases"]
+    if env.get("engine_version") is None:  # dated by the traceback's functions: every release of the window
+        from ..knowledge.releases import LABEL
+
+        title = (f"no {LABEL.get(engine, engine)} release of {versions[0]}-{versions[-1]} (the releases the traceback's "
+                 f"functions exist in) registers a {family} architecture: the model cannot load")
+        dated = Evidence("when.engine_version", "hit", f"{engine} {versions[0]}-{versions[-1]} "
+                         f"({env.facts['engine_releases'].source})")
+    else:
+        version = env.facts["engine_version"]
+        dated = Evidence("when.engine_version", "hit", f"engine version {version.value} ({version.source})")
     evidence = (Evidence("release-index.architecture", "hit", title),
                 Evidence("release-index.architecture", "hit", detail),
-                Evidence("when.engine_version", "hit", f"engine version {dated.value} ({dated.source})"),
+                dated,
                 Evidence("when.family", "hit", f"model family {family} ({env.facts['family'].source})"))
     return Finding(
         rule_id=rule.id, title=rule.title, status=rule.status, score=UNREGISTERED_SCORE, confidence="medium",
