@@ -146,3 +146,20 @@ def test_a_cpp_signature_cut_at_the_line_start_is_not_an_exception(catalog):
            "r::Error(c10::SourceLocation, std::__cxx11::basic_string<char, std::char_traits<char>, "
            "std::allocator<char> >) + 0x80 (0x7fa1ff77eeb0 in /usr/local/lib/python3.12/dist-packages/torch/lib/libc10.so)\n")
     assert all(c.exception_type != "r::Error" for c in diagnose_text(log, catalog).crashes)
+
+
+def test_a_crash_dated_by_its_functions_to_releases_without_the_family(catalog):
+    prefix = "(EngineCore_DP0 pid=88) ERROR 09-28 19:19:56 [core.py:708] "
+    log = "".join(prefix + line + "\n" for line in (
+        "Traceback (most recent call last):",
+        '  File "/opt/conda/lib/python3.10/site-packages/vllm/multimodal/profiling.py", line 268, in _get_mm_max_tokens',
+        "    max_tokens_per_item = self.processing_info.get_mm_max_tokens_per_item(",
+        '  File "/opt/conda/lib/python3.10/site-packages/vllm/model_executor/models/transformers.py", line 227, in get_mm_max_tokens_per_item',
+        '    return {"image": self.get_max_image_tokens()}',
+        "AttributeError: 'Qwen3OmniMoeProcessor' object has no attribute '_get_num_multimodal_tokens'",
+    ))
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("engine_version") is None and report.environment.get("family") == "qwen3-omni"
+    top = report.findings[0]
+    assert top.rule_id == "vllm-too-old-for-architecture"
+    assert "the releases the traceback's functions exist in" in top.evidence[0].text
