@@ -107,7 +107,7 @@ def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule file
     if untested:
         print(f"{len(untested)} match alternative(s) no must-match log satisfies")
     print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
-    if failed:
+    if failed or untested:
         raise typer.Exit(EXIT_FINDING)
 
 
