@@ -82,7 +82,9 @@ def test_a_servers_error_response_is_read_with_its_type_and_message(catalog):
     python_repr = ("Rerank Response: {'object': 'error', 'message': \"'messages' is undefined\", "
                    "'type': 'BadRequestError', 'param': None, 'code': 400}\n")
     json_form = '{"object":"error","message":"The model `Qwen3-8B` does not exist.","type":"NotFoundError","param":null,"code":404}\n'
+    bare_json = '{"message": "This model does not appear to be an embedding model.", "type": "BadRequestError", "code": 400}\n'
     for text, kind, message in ((python_repr, "BadRequestError", "'messages' is undefined"),
+                                (bare_json, "BadRequestError", "This model does not appear to be an embedding model."),
                                 (json_form, "NotFoundError", "The model `Qwen3-8B` does not exist.")):
         crash = own_crashes(diagnose_text(text, catalog))[0]
         assert (crash.exception_type, crash.message) == (kind, message)
@@ -163,3 +165,23 @@ def test_a_crash_dated_by_its_functions_to_releases_without_the_family(catalog):
     top = report.findings[0]
     assert top.rule_id == "vllm-too-old-for-architecture"
     assert "the releases the traceback's functions exist in" in top.evidence[0].text
+
+
+def test_the_lines_of_one_multi_line_error_record_are_one_crash(catalog):
+    prefix = "(Worker_TP1 pid=265) ERROR 01-09 02:43:59 [multiproc_executor.py:824] "
+    log = "".join(prefix + line + "\n" for line in (
+        "///------------------[ERROR][Triton][BEG]------------------",
+        "[ConvertLinalgRToBinary] encounters error:",
+        "bishengir-compile: for the --target option: Cannot find option named 'Ascend910B4-1'!",
+    ))
+    crashes = own_crashes(diagnose_text(log, catalog))
+    assert len(crashes) == 1 and "Cannot find option named 'Ascend910B4-1'" in crashes[0].message
+
+
+def test_a_launchers_record_of_the_vllm_arguments_is_the_serve_command(catalog):
+    log = ("2025-07-25 10:11:49.749324+00:00 - gpustack.worker.backends.vllm - INFO - Starting vLLM server: "
+           "/var/lib/gpustack/bin/vllm_v0.10.0\n"
+           "2025-07-25 10:11:49.749362+00:00 - gpustack.worker.backends.vllm - DEBUG - Run vLLM with arguments: serve "
+           "/data/cache/Qwen/Qwen3-4B --max-model-len 8192 --enable-reasoning --reasoning-parser=deepseek_r1\n")
+    env = diagnose_text(log, catalog).environment
+    assert env.get("model") == "/data/cache/Qwen/Qwen3-4B" and "--enable-reasoning" in env.flags

@@ -340,9 +340,10 @@ class CrashParser:
             if last.message.startswith("terminate called"):
                 self._crashes[-1] = replace(last, message=f"{last.message} {text}"[:MAX_MESSAGE], last_line=line_no)
             return
-        if "error" in text and "message" in text:
+        if "rror" in text and "message" in text:
             r = _ERROR_OBJECT.search(text)
-            if r is not None:  # the server's error response (OpenAI style), printed by a client or a proxy
+            if r is not None and ("object" in r.group(0) or r.group("type").endswith(("Error", "Exception"))):
+                # the server's error response (OpenAI style), printed by a client or a proxy
                 self._add(Crash(classify(r.group("type"), r.group("msg")), r.group("type"), r.group("msg")[:MAX_MESSAGE],
                                 process, line_no, complete=True, last_line=line_no))
                 return
@@ -381,6 +382,13 @@ class CrashParser:
     def _record(self, line_no: int, process: str | None, text: str) -> None:
         """An ERROR-level record that is neither a traceback nor a known crash line: kept aside, it becomes
         crash evidence only when the log holds no other crash (a paste of the error records alone)."""
+        last = self._records[-1] if self._records else None
+        if last is not None and last.process == process and last.last_line in (line_no, line_no - 1) \
+                and last.exception_type is None and not _LOG_RECORD.match(text):
+            # the next line of one multi-line error message (a compiler's report, a banner and its body)
+            merged = f"{last.message} {text.strip()}"[:MAX_MESSAGE]
+            self._records[-1] = replace(last, crash_class=classify(None, merged), message=merged, last_line=line_no)
+            return
         if len(self._records) < 50 and not _LOG_RECORD.match(text):
             # an engine that logs the exception's str() alone: a KeyError's is the quoted key (`'model.layers.0.mlp'`)
             exc_type = "KeyError" if _QUOTED_KEY.fullmatch(text.strip()) else None
@@ -484,9 +492,10 @@ _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
 _QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 # `{'object': 'error', 'message': "...", 'type': 'BadRequestError', ...}` and its JSON form
+# (the `object` field may be missing; then the type must read as an exception's: `BadRequestError`)
 _ERROR_OBJECT = re.compile(
-    r"""['"]object['"]\s*:\s*['"]error['"]\s*,\s*['"]message['"]\s*:\s*(?P<q>['"])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*,"""
-    r"""\s*['"]type['"]\s*:\s*['"](?P<type>\w+)['"]""")
+    r"""(?:['"]object['"]\s*:\s*['"]error['"]\s*,\s*)?['"]message['"]\s*:\s*(?P<q>['"])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)"""
+    r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+)['"]""")
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
 
 

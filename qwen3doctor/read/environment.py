@@ -73,6 +73,8 @@ _SERVE = re.compile(
     r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server)\b.*)"
 )
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
+# a launcher that logs the arguments it hands the vllm CLI (GPUStack: `Run vLLM with arguments: serve /data/... --flag`)
+_LAUNCHER_ARGS = re.compile(r"Run vLLM with arguments: serve (?P<args>.+)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
 # a Kubernetes / compose command or args list in flow style: `args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4"]`
 _YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*)\]\s*$")
@@ -238,7 +240,7 @@ class EnvCollector:
                 cmd = cmd.split("]" if opener == "[" else ")", 1)[0]
             self._take_command(cmd, P_COMMAND)
         else:
-            d = _DOCKER_VLLM.search(text)
+            d = _DOCKER_VLLM.search(text) or _LAUNCHER_ARGS.search(text)
             if d:
                 self.vote_engine("vllm", 3)
                 self._take_command("vllm serve " + d.group("args"), P_COMMAND)

@@ -124,7 +124,7 @@ def _json_log(line: str) -> str:
         record = json.loads(line)
     except ValueError:
         return line
-    if not isinstance(record, dict) or record.get("object") == "error":
+    if not isinstance(record, dict) or record.get("object") == "error" or str(record.get("type", "")).endswith("Error"):
         return line  # a server's error response is read as it is (crash.py), not as a log shipper's record
     for key in _JSON_TEXT_KEYS:
         value = record.get(key)
