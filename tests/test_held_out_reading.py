@@ -19,6 +19,11 @@ TRACEBACK = [
 ]
 
 
+def records(prefix, *lines):
+    """A log whose every line carries the same record prefix."""
+    return "".join(prefix + line + "\n" for line in lines)
+
+
 def own_crashes(report):
     return [c for c in report.crashes if c.role not in ("wrapper", "consequence")]
 
@@ -151,15 +156,15 @@ def test_a_cpp_signature_cut_at_the_line_start_is_not_an_exception(catalog):
 
 
 def test_a_crash_dated_by_its_functions_to_releases_without_the_family(catalog):
-    prefix = "(EngineCore_DP0 pid=88) ERROR 09-28 19:19:56 [core.py:708] "
-    log = "".join(prefix + line + "\n" for line in (
+    log = records(
+        "(EngineCore_DP0 pid=88) ERROR 09-28 19:19:56 [core.py:708] ",
         "Traceback (most recent call last):",
         '  File "/opt/conda/lib/python3.10/site-packages/vllm/multimodal/profiling.py", line 268, in _get_mm_max_tokens',
         "    max_tokens_per_item = self.processing_info.get_mm_max_tokens_per_item(",
         '  File "/opt/conda/lib/python3.10/site-packages/vllm/model_executor/models/transformers.py", line 227, in get_mm_max_tokens_per_item',
         '    return {"image": self.get_max_image_tokens()}',
         "AttributeError: 'Qwen3OmniMoeProcessor' object has no attribute '_get_num_multimodal_tokens'",
-    ))
+    )
     report = diagnose_text(log, catalog)
     assert report.environment.get("engine_version") is None and report.environment.get("family") == "qwen3-omni"
     top = report.findings[0]
@@ -168,12 +173,12 @@ def test_a_crash_dated_by_its_functions_to_releases_without_the_family(catalog):
 
 
 def test_the_lines_of_one_multi_line_error_record_are_one_crash(catalog):
-    prefix = "(Worker_TP1 pid=265) ERROR 01-09 02:43:59 [multiproc_executor.py:824] "
-    log = "".join(prefix + line + "\n" for line in (
+    log = records(
+        "(Worker_TP1 pid=265) ERROR 01-09 02:43:59 [multiproc_executor.py:824] ",
         "///------------------[ERROR][Triton][BEG]------------------",
         "[ConvertLinalgRToBinary] encounters error:",
         "bishengir-compile: for the --target option: Cannot find option named 'Ascend910B4-1'!",
-    ))
+    )
     crashes = own_crashes(diagnose_text(log, catalog))
     assert len(crashes) == 1 and "Cannot find option named 'Ascend910B4-1'" in crashes[0].message
 
