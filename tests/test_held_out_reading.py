@@ -190,3 +190,15 @@ def test_a_launchers_record_of_the_vllm_arguments_is_the_serve_command(catalog):
            "/data/cache/Qwen/Qwen3-4B --max-model-len 8192 --enable-reasoning --reasoning-parser=deepseek_r1\n")
     env = diagnose_text(log, catalog).environment
     assert env.get("model") == "/data/cache/Qwen/Qwen3-4B" and "--enable-reasoning" in env.flags
+
+
+def test_an_npu_core_fault_is_the_crash_and_the_queue_giving_up_is_its_symptom(catalog):
+    log = ("        The error from device(chipId:4, dieId:0), serial number is 2, there is an exception of aivec error, "
+           "core id is 44, error code = 0, dump info: pc start: 0x12c08124de50\n"
+           "Traceback (most recent call last):\n"
+           '  File "/vllm-workspace/vllm/vllm/distributed/device_communicators/shm_broadcast.py", line 797, in acquire_read\n'
+           '    raise RuntimeError("cancelled")\n'
+           "RuntimeError: cancelled [255,255][core.py:1343,run_engine_core]\n")
+    crashes = diagnose_text(log, catalog).crashes
+    assert crashes[0].message.startswith("The error from device(chipId:4")
+    assert [c.role for c in crashes if c.exception_type == "RuntimeError"] == ["consequence"]

@@ -99,6 +99,8 @@ _STANDALONE = re.compile(
     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
     r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
+    # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line)
+    r"The error from device\(chipId:\d+.*|"
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
     r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
@@ -127,7 +129,9 @@ CONSEQUENCE_PATTERNS = re.compile(
     r"Watchdog caught collective operation timeout|ProcessGroupNCCL.*(?:abort|timeout|Timeout)|"
     r"heartbeat monitor|SIGQUIT received|Child process unexpectedly failed|"
     r"Rank \d+ scheduler is dead|exit code -?\d+ unexpectedly|CancelledError|"
-    r"Killing process group|shutdown\(\) called|Received signal \d+|is dead\. Please check"
+    r"Killing process group|shutdown\(\) called|Received signal \d+|is dead\. Please check|"
+    # vLLM's shared-memory queue gives up on a reader whose peer died: what it raises is a symptom
+    r"^RuntimeError: cancelled\b"
 )
 
 CLASSES: tuple[tuple[str, str], ...] = (
