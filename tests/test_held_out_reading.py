@@ -202,3 +202,8 @@ def test_an_npu_core_fault_is_the_crash_and_the_queue_giving_up_is_its_symptom(c
     crashes = diagnose_text(log, catalog).crashes
     assert crashes[0].message.startswith("The error from device(chipId:4")
     assert [c.role for c in crashes if c.exception_type == "RuntimeError"] == ["consequence"]
+
+
+def test_an_exception_type_glued_to_a_lowercase_prefix_is_read_whole(catalog):
+    crash = own_crashes(diagnose_text("nixl._bindings.nixlNotFoundError: NIXL_ERR_NOT_FOUND\n", catalog))[0]
+    assert (crash.exception_type, crash.message) == ("nixlNotFoundError", "NIXL_ERR_NOT_FOUND")

@@ -105,7 +105,8 @@ _STANDALONE = re.compile(
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
     r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
-    r"torch\.\w*(?:Error|Exception)|[A-Z]\w*Error)(?:: .*|\(.*)?$)"
+    # (a type glued to a lowercase prefix is read whole: `nixl._bindings.nixlNotFoundError`, not `NotFoundError`)
+    r"torch\.\w*(?:Error|Exception)|(?<![A-Za-z0-9_])[A-Z]\w*Error|(?<![A-Za-z0-9_])[a-z][a-z0-9]*[A-Z]\w*Error)(?:: .*|\(.*)?$)"
 )
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
