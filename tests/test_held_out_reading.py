@@ -207,3 +207,12 @@ def test_an_npu_core_fault_is_the_crash_and_the_queue_giving_up_is_its_symptom(c
 def test_an_exception_type_glued_to_a_lowercase_prefix_is_read_whole(catalog):
     crash = own_crashes(diagnose_text("nixl._bindings.nixlNotFoundError: NIXL_ERR_NOT_FOUND\n", catalog))[0]
     assert (crash.exception_type, crash.message) == ("nixlNotFoundError", "NIXL_ERR_NOT_FOUND")
+
+
+def test_a_frame_without_its_line_number_is_a_frame(catalog):
+    log = ("Traceback (most recent call last):\n"
+           '  File "/sgl-workspace/sglang/python/sglang/srt/disaggregation/nixl/conn.py", in _init_hetero_tp_prep_handle\n'
+           "nixl._bindings.nixlNotFoundError: NIXL_ERR_NOT_FOUND\n")
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert crash.functions == ("_init_hetero_tp_prep_handle",) and crash.frames[0].line is None
+    assert crash.exception_type.endswith("nixlNotFoundError")

@@ -21,6 +21,8 @@ MAX_CONTINUATION = 12  # lines of a multi-line exception message
 _TB_HEAD = re.compile(r"Traceback \(most(?: r(?:e(?:c(?:e(?:n(?:t(?: c(?:a(?:l(?:l(?: l(?:a(?:s(?:t)?)?)?)?)?)?)?)?)?)?)?)?)?)?\)?:?\s*$")
 # `, in f` (a traceback) and ` in f` (faulthandler's dump)
 _FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,?\s+in\s+(?P<func>[^\s(]+))?')
+# a frame whose line number a tool or the reporter left out: `File "/x/nixl/conn.py", in _init_hetero_tp_prep_handle`
+_FRAME_NO_LINE = re.compile(r'^\s*File\s+"(?P<file>[^"]+)",\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$')
 # a frame line hard-wrapped by a web page or a terminal: the path cut before its closing quote, or `, in` at the end
 _FRAME_CUT_PATH = re.compile(r'^\s*File\s+"[^"]*$')
 _FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+,?\s+in\s*$')
@@ -262,7 +264,7 @@ class CrashParser:
         if _FRAME_CUT_PATH.match(text) or _FRAME_CUT_FUNC.search(text):
             self._carry[process] = text.rstrip()  # the rest of this frame is on the next line
             return
-        m = _FRAME.match(text)
+        m = _FRAME.match(text) or _FRAME_NO_LINE.match(text)
         if m and (m.group("func") or text.lstrip().startswith("File")):
             if tb is not None and tb.done:
                 self._close(process)
@@ -273,7 +275,8 @@ class CrashParser:
                 tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
                            indent=_indent(text))
                 self._open[process] = tb
-            tb.frames.append(Frame(m.group("file"), int(m.group("line")), m.group("func") or "?"))
+            number = m.groupdict().get("line")
+            tb.frames.append(Frame(m.group("file"), int(number) if number else None, m.group("func") or "?"))
             tb.end = line_no
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
