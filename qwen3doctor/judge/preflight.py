@@ -477,8 +477,8 @@ def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
     the traceback shows (the Transformers fallback failing, a processor attribute missing, a cut paste), the model
     cannot load natively there. The finding is the rule that explains that crash, with the release index's facts as
     its evidence; medium, for the version and the family are read from the log, not from the crash. With no version
-    in the log, the releases its traceback's functions exist in (`engine_releases`) stand for it when none of them
-    registers the family."""
+    in the log, the releases its traceback's functions exist in (`engine_releases`) stand for it when neither the
+    first nor the last of them registers the family (an architecture, once registered, stays)."""
     env = scan.environment
     engine, family = env.get("engine") or "vllm", env.get("family")
     versions = [env.get("engine_version")] if env.get("engine_version") is not None else []
