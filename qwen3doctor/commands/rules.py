@@ -104,9 +104,8 @@ def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule file
     untested = untested_alternatives(catalog, cache, only)
     for line in untested:
         print(f"UNTESTED {line}")
-    if untested:
-        print(f"{len(untested)} match alternative(s) no must-match log satisfies")
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    summary = f"{len(results) - len(failed)} passed, {len(failed)} failed"
+    print(summary + (f"; {len(untested)} match alternative(s) untested" if untested else ""))
     if failed or untested:
         raise typer.Exit(EXIT_FINDING)
 

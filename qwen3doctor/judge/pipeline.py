@@ -284,7 +284,7 @@ def _with_unregistered(scan: Scan, catalog: Catalog, findings: list) -> list:
     the release index (judge/preflight.py), unless the rule's own evidence already ranks it higher."""
     env = scan.environment
     if not scan.crashes or not env.get("family") or (env.get("engine_version") or env.get("engine_releases")) is None:
-        return findings
+        return findings  # checked here too, so that a log without these facts never imports the preflight tables
     from .preflight import unregistered_finding
 
     found = unregistered_finding(scan, catalog)

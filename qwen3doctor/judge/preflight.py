@@ -469,9 +469,6 @@ def unregistered_rule(env: Environment, catalog: Catalog, version=None) -> tuple
     return None
 
 
-UNREGISTERED_SCORE = 0.5  # as the release index's own findings: below a rule with its own crash evidence
-
-
 def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
     """A crash on a release that registers no architecture of the model's family (Qwen3-VL on vLLM 0.10.1): whatever
     the traceback shows (the Transformers fallback failing, a processor attribute missing, a cut paste), the model
@@ -491,6 +488,7 @@ def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
 
     if not available():
         return None
+    from ..knowledge.releases.findings import SCORE as RELEASE_SCORE  # as the release index's own findings
     from ..knowledge.releases.generic import family_alert
 
     alerts = [family_alert(engine, v, family) for v in versions]
@@ -516,7 +514,7 @@ def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
                 dated,
                 Evidence("when.family", "hit", f"model family {family} ({env.facts['family'].source})"))
     return Finding(
-        rule_id=rule.id, title=rule.title, status=rule.status, score=UNREGISTERED_SCORE, confidence="medium",
+        rule_id=rule.id, title=rule.title, status=rule.status, score=RELEASE_SCORE, confidence="medium",
         engines=rule.engines, families=rule.families, references=rule.references, evidence=evidence,
         fixes=(upgrade,) + tuple(f for f in fixes_for(evaluate(rule, scan), env) if f.command != upgrade.command),
         fixed_in=rule.fixed_in, notes=("from the release index (the logged release's model registry), not from the "

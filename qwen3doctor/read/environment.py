@@ -78,9 +78,9 @@ _LAUNCHER_ARGS = re.compile(r"Run vLLM with arguments: serve (?P<args>.+)")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
 # a Kubernetes / compose command or args list in flow style: `args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4"]`
 _YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*)\]\s*$")
-# a class of the model's own code named in a message (`'Qwen3MoeConfig' object has no attribute ...`)
-_QWEN_CLASS = re.compile(r"\b(?P<c>Qwen3\w*?(?:Config|Processor|ProcessingInfo|Model|DecoderLayer|Attention|SparseMoeBlock|"
-                         r"GatedDeltaNet|Tokenizer(?:Fast)?))\b")
+# a class of the model's own code named in a message (`'Qwen3MoeConfig' object has no attribute ...`): which
+# suffixes make a model class is vocab.family_of_class's to say
+_QWEN_CLASS = re.compile(r"\bQwen3\w+")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", re.I)
 _GPU_NAME = re.compile(
@@ -277,9 +277,9 @@ class EnvCollector:
         elif "SpecDecoding metrics:" in text:
             self.flags.add("--speculative-config")
         if "Qwen3" in text and "model_class" not in self._facts:
-            cls = _QWEN_CLASS.search(text)
-            if cls and vocab.family_of_class(cls.group("c")):
-                self.put("model_class", cls.group("c"), "log: class " + cls.group("c"), P_GUESS)
+            cls = next((c for c in _QWEN_CLASS.findall(text) if vocab.family_of_class(c)), None)
+            if cls:
+                self.put("model_class", cls, "log: class " + cls, P_GUESS)
         mid = _MODEL_ID.search(text)
         if mid:
             old = self._facts.get("model_mention")

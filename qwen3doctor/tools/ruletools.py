@@ -69,6 +69,7 @@ class ReportCache:
                     scan = scan_source(src, self.catalog)
                 finally:
                     src.close()
+                scan = with_crash_signs(scan, self.catalog)  # once; diagnose_scan finds them already there
                 self.scans[key] = scan
                 self._cache[key] = diagnose_scan(scan, self.catalog, src.name)
             except InputError as exc:
@@ -79,7 +80,7 @@ class ReportCache:
         """The test log's scan with its crash signs, as the diagnosis read it; None when it could not be read."""
         if isinstance(self.get(test), str):
             return None
-        return with_crash_signs(self.scans[(test.how, test.value)], self.catalog)
+        return self.scans[(test.how, test.value)]
 
 
 def untested_alternatives(catalog: Catalog, cache: ReportCache, only: set[str] | None = None) -> list[str]:
@@ -100,7 +101,8 @@ def untested_alternatives(catalog: Catalog, cache: ReportCache, only: set[str] |
             if not any(scan is not None and not (rm := evaluate(one, scan)).rejected
                        and all(ev.state == "hit" for ev in rm.match) for scan in scans):
                 kinds = " + ".join(c.kind for c in alternative)
-                out.append(f"{rule.path}: match[{i}] ({kinds}): no must-match log satisfies it")
+                out.append(f"{rule.path}: match[{i}] ({kinds}): no must-match log satisfies it (add a log of that form "
+                           "to tests.match, or fix or drop the alternative)")
     return out
 
 
