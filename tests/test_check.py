@@ -129,6 +129,12 @@ def test_planned_command_forms():
     assert planned_command(["--model-path", "Qwen/Qwen3-8B", "--tp", "2"]).startswith("python -m sglang.launch_server --model-path")
     with pytest.raises(ValueError):
         planned_command([])
+    # the whole command quoted as one argument, as a new user types it
+    assert planned_command(["vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2"]) == \
+        "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2"
+    assert planned_command(["Qwen/Qwen3-8B"]) == "vllm serve Qwen/Qwen3-8B"
+    with pytest.raises(ValueError):
+        planned_command(["vllm serve 'Qwen/Qwen3-8B"])
 
 
 def test_shapes_table_is_consistent():

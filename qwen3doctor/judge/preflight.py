@@ -83,6 +83,11 @@ def planned_command(tokens: list[str], engine: str | None = None) -> str:
     """The command as one line; bare flags (`--model X --tp 2`) get the engine's launcher in front."""
     if not tokens:
         raise ValueError("no command to check: give it after `--`, e.g. qwen3doctor check -- vllm serve Qwen/Qwen3-8B")
+    if len(tokens) == 1 and " " in tokens[0].strip():
+        try:
+            tokens = shlex.split(tokens[0])  # the whole command quoted as one argument: `check "vllm serve X --tp 2"`
+        except ValueError as exc:
+            raise ValueError(f"cannot read the quoted command: {exc}") from None
     line = shlex.join(tokens)
     if envmod._SERVE.search(line) or "docker run" in line:
         return line
