@@ -216,3 +216,36 @@ def test_a_frame_without_its_line_number_is_a_frame(catalog):
     crash = own_crashes(diagnose_text(log, catalog))[0]
     assert crash.functions == ("_init_hetero_tp_prep_handle",) and crash.frames[0].line is None
     assert crash.exception_type.endswith("nixlNotFoundError")
+
+
+def test_compact_frames_a_reporter_summarised_are_frames(catalog):
+    # `path.py:N` over its code line (a summarised traceback) and a type whose dotted path was elided
+    summary = ("sglang/srt/layers/attention/qwen_sparse_attn_backend.py:1741\n"
+               "    output = flash_attn_varlen_func(...)\n"
+               "flash_attn/cute/flash_fwd.py:1068\n"
+               "    self.epilogue(...)\n"
+               "...\n"
+               "cutlass._mlir...MLIRError: Operation creation failed:\n"
+               "error: unknown: expects `coord` and shape of view are weakly congruent\n")
+    crash = own_crashes(diagnose_text(summary, catalog))[0]
+    assert [f.file for f in crash.frames] == ["sglang/srt/layers/attention/qwen_sparse_attn_backend.py",
+                                              "flash_attn/cute/flash_fwd.py"]
+    assert crash.exception_type == "cutlass._mlir.MLIRError" and crash.message.startswith("Operation creation failed")
+
+
+def test_a_call_chain_under_the_exception_is_its_frames_not_its_message(catalog):
+    chain = ("RuntimeError: Assertion error (csrc/apis/layout.hpp:60): Unknown SF transformation\n"
+             "fp8.py:169  process_weights_after_loading\n"
+             "  -> quantization/utils/fp8_utils.py:1138  deepgemm_post_process_fp8_weight_block\n"
+             "    -> utils/deep_gemm.py:494  transform_sf_into_required_layout\n"
+             "      -> _transform_sf_into_required_layout_impl\n")
+    crash = own_crashes(diagnose_text(chain, catalog))[0]
+    assert crash.message == "Assertion error (csrc/apis/layout.hpp:60): Unknown SF transformation"
+    assert crash.functions == ("process_weights_after_loading", "deepgemm_post_process_fp8_weight_block",
+                               "transform_sf_into_required_layout", "_transform_sf_into_required_layout_impl")
+
+
+def test_a_warning_with_a_path_and_line_is_not_a_frame(catalog):
+    line = ("/usr/lib/python3.12/multiprocessing/resource_tracker.py:254: UserWarning: resource_tracker: There appear "
+            "to be 1 leaked shared_memory objects to clean up at shutdown\n")
+    assert all(not c.frames for c in diagnose_text(line, catalog).crashes)

@@ -25,6 +25,15 @@ _FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(
 _FRAME_NO_LINE = re.compile(r'^\s*File\s+"(?P<file>[^"]+)",\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$')
 # a frame line hard-wrapped by a web page or a terminal: the path cut before its closing quote, or `, in` at the end
 _FRAME_CUT_PATH = re.compile(r'^\s*File\s+"[^"]*$')
+# a compact frame, as tools and reporters summarise a traceback: `sglang/srt/layers/x.py:1741` over its code line, or
+# a call chain `  -> utils/deep_gemm.py:494  transform_sf_into_required_layout` (a path with a directory, or a function)
+_FRAME_COMPACT = re.compile(
+    r"^\s*(?:->\s*)?(?:(?P<file>(?:[\w.-]+/)+[\w.-]+\.py):(?P<line>\d+)(?:\s+(?:in\s+)?(?P<func>[A-Za-z_<][\w<>.]*))?"
+    r"|(?P<short>[\w.-]+\.py):(?P<sline>\d+)\s+(?:in\s+)?(?P<sfunc>[A-Za-z_<][\w<>.]*))\s*$"
+)
+_ARROW = re.compile(r"^\s*->\s*(?P<func>[A-Za-z_]\w*)\s*$")
+# a type whose dotted path a reporter elided (`cutlass._mlir...MLIRError: ...`)
+_ELIDED = re.compile(r"(?<=\w)\.{2,}(?=\w)")
 _FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+,?\s+in\s*$')
 # faulthandler's header: its frames follow most recent first
 _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
@@ -114,7 +123,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    r"Cannot load symbol"
+    r"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$"
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -281,6 +290,23 @@ class CrashParser:
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
             return
+        c = _FRAME_COMPACT.match(text) if ".py:" in text else None
+        if c is None and tb is not None and tb.frames and tb.frames[-1].file.endswith(".py") and _ARROW.match(text):
+            tb.frames.append(Frame("", None, _ARROW.match(text).group("func")))  # the chain's last step, no path
+            tb.end = line_no
+            return
+        if c is not None:
+            if tb is None:
+                tb = _Open(process, line_no, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
+                           indent=_indent(text))
+                self._open[process] = tb
+            # (below its exception line, a call chain the reporter summarised: the exception's own frames)
+            tb.frames.append(Frame(c.group("file") or c.group("short"), int(c.group("line") or c.group("sline")),
+                                   c.group("func") or c.group("sfunc") or "?"))
+            tb.end = line_no
+            if len(tb.frames) > MAX_FRAMES:
+                del tb.frames[0]
+            return
         native = _NATIVE.match(stripped)
         if native:
             if tb is not None:
@@ -310,11 +336,12 @@ class CrashParser:
                 self._close(process)
                 tb = None
             elif _indent(text) <= tb.indent or not tb.frames:
-                e = _EXC.match(stripped)
+                exc_line = stripped if ".." not in stripped else _ELIDED.sub(".", stripped)
+                e = _EXC.match(exc_line)
                 if e and (is_exception_type(e.group("type")) or (tb.frames and _DOTTED_TYPE.match(e.group("type")))):
                     tb.exc_type = e.group("type")
                     msg = (e.group("msg") or "").rstrip()
-                    if stripped[len(e.group("type")):].startswith("(") and msg.endswith(")"):
+                    if exc_line[len(e.group("type")):].startswith("(") and msg.endswith(")"):
                         msg = msg[:-1]
                     tb.message = [msg]
                     tb.done = True

@@ -61,7 +61,8 @@ def render(report: Report) -> str:
         if crash.during:
             out.append(f"  while: {crash.during}")
         if crash.frames:
-            out.append("  deepest frames: " + " <- ".join(f.function for f in reversed(crash.frames[-4:])))
+            out.append("  deepest frames: " + " <- ".join(
+                f.function if f.function != "?" else f"{f.file.rsplit('/', 1)[-1]}:{f.line}" for f in reversed(crash.frames[-4:])))
         others = [c for c in report.crashes[1:] if c.role in ("consequence", "wrapper")]
         if others:
             out.append(f"  + {len(others)} follow-on or wrapper error(s), not causes")
