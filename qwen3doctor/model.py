@@ -206,6 +206,7 @@ class Scan:
     lines_read: int = 0  # every line read, selected or not
     warnings: tuple[str, ...] = ()
     empty: bool = False  # no line holds more than white space
+    stopped_in: str | None = None  # the start-up phase the log ends in (its last lines), when it never reached serving
 
 
 @dataclass(frozen=True)

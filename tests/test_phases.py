@@ -35,3 +35,33 @@ def test_a_crash_is_placed_in_the_last_phase_before_it(catalog):
     later = diagnose_text(head + CUT + 'INFO:     10.0.0.7:5 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error\n', catalog)
     assert later.crash.during.startswith("loading the checkpoint")
     assert diagnose_text(CUT, catalog).crash.during == ""
+
+
+SGLANG_START = """\
+[2025-12-01 01:07:14] Load weight begin. avail mem=177.74 GB
+[2025-12-01 01:07:23] Load weight end. type=Qwen3VLForConditionalGeneration, dtype=torch.bfloat16, avail mem=143.29 GB, mem usage=34.45 GB.
+[2025-12-01 01:07:23] KV Cache is allocated. #tokens: 436380, K size: 53.27 GB, V size: 53.27 GB
+[2025-12-01 01:07:23] Memory pool end. avail mem=34.66 GB
+"""
+CAPTURE = ("[2025-12-01 01:07:23] Capture cuda graph begin. This can take up to several minutes. avail mem=34.22 GB\n"
+           "[2025-12-01 01:07:23] Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 1\n")
+
+
+def test_the_kv_cache_is_allocated_before_capture_not_after():
+    # SGLang allocates its KV pool, then captures: a crash between the two is not "after capture"
+    assert phase_of(SGLANG_START.splitlines()[2]).startswith("setting up the KV cache")
+    assert phase_of("INFO 04-29 01:09:49 [kv_cache_utils.py:634] GPU KV cache size: 198,784 tokens").startswith("setting up the KV cache")
+    assert phase_of("[2025-12-01 01:08:02] Capture cuda graph end. Time elapsed: 38.1 s.") == "warming up after CUDA graph capture"
+
+
+def test_a_log_that_stops_in_start_up_says_so_and_stays_clean(catalog):
+    from qwen3doctor.model import Verdict
+
+    report = diagnose_text(SGLANG_START + CAPTURE, catalog)
+    assert report.verdict is Verdict.CLEAN and report.findings == ()
+    assert report.next_steps[0].startswith("The log ends while capturing CUDA graphs")
+    # a start-up that went on to serve, or whose last phase line is far above its end, did not stop there
+    served = SGLANG_START + CAPTURE + "[2025-12-01 01:08:30] The server is fired up and ready to roll!\n"
+    assert not any("The log ends while" in s for s in diagnose_text(served, catalog).next_steps)
+    noise = "".join(f"[2025-12-01 01:08:{i % 60:02d}] NCCL INFO Channel {i:02d}/32 : 0[0] -> 1[1] via P2P/IPC\n" for i in range(40))
+    assert not any("The log ends while" in s for s in diagnose_text(SGLANG_START + CAPTURE + noise, catalog).next_steps)

@@ -11,7 +11,7 @@ from ..read.crash import PROSE_MAX_LINES, CrashParser, classify, prose_crash
 from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
-from ..read.phases import phase_of
+from ..read.phases import phase_of, stopped_in
 from ..read.prefixes import dedented, oldest_first, peel_record, record_lines, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
@@ -60,7 +60,8 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     warnings = list(source.warnings)
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
-    return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen)
+    return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen,
+                stopped_in=stopped_in(phases, source.lines_read))
 
 
 def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int,
@@ -272,6 +273,8 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         risks = launch_risks(scan, catalog)
         if risks:
             steps.insert(0, RISK_STEP)
+        if scan.stopped_in:
+            steps.insert(0, STOPPED_STEP.format(phase=scan.stopped_in))
     return Report(
         source=source, verdict=verdict, environment=scan.environment, crashes=scan.crashes,
         findings=tuple(ranked), next_steps=tuple(site_steps) + tuple(steps), warnings=tuple(warnings),
@@ -338,6 +341,11 @@ def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
 RISK_STEP = ("The paste shows a launch but no crash line: if the server did stop, paste the last lines it printed "
              "(the `Traceback (most recent call last):` block or the `ERROR` lines); the known problems listed are what "
              "this launch can hit, not a diagnosis.")
+
+
+STOPPED_STEP = ("The log ends while {phase}, with no error after it and before the server was ready: if it died or "
+                "hung there, paste what it printed next (rerun with `2>&1 | tee server.log`; a process killed by the "
+                "kernel leaves its trace in `dmesg`, a hang in `py-spy dump --pid <pid>`).")
 
 
 def why_of(rule, scan: Scan):

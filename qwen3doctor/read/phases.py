@@ -20,14 +20,28 @@ PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(patte
     ("capturing CUDA graphs",
      r"Capturing CUDA graph|Capturing cudagraphs|Capture cuda graph begin|Capture piecewise CUDA graph begin|"
      r"Capturing batches \(|Capture npu graph begin"),
-    ("warming up after CUDA graph capture", r"Graph capturing finished|Capture cuda graph end|KV Cache is allocated"),
+    ("setting up the KV cache and attention (before CUDA graph capture)",
+     r"KV Cache is allocated|Memory pool end\b|GPU KV cache size:"),
+    ("warming up after CUDA graph capture", r"Graph capturing finished|Capture cuda graph end"),
     ("serving requests (start-up had finished)",
      r"Application startup complete|The server is fired up and ready to roll|Uvicorn running on|"
      r"\"(?:POST|GET) /v1/\S+ HTTP/1\.1\" \d{3}|\] (?:Prefill|Decode) batch[.,]|Avg prompt throughput:"),
 ))
 _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model )?weights|Model loading took|Memory profiling|"
                     r"determine_available|Compiling a graph|Dynamo bytecode|[Cc]apturing|Capture |Graph capturing|KV Cache is|"
+                    r"Memory pool end|KV cache size|"
                     r"startup complete|ready to roll|Uvicorn running|HTTP/1\.1\"|(?:Prefill|Decode) batch|prompt throughput")
+
+
+SERVING = PHASES[-1][0]
+STOP_WINDOW = 30  # a log whose last phase line is this close to its end stopped in that phase
+
+
+def stopped_in(phases: list[tuple[int, str]], last_line: int) -> str | None:
+    """The start-up phase a log ends in: its last phase line is among its last lines and is not serving."""
+    if not phases or phases[-1][1] == SERVING or last_line - phases[-1][0] > STOP_WINDOW:
+        return None
+    return phases[-1][1]
 
 
 def phase_of(text: str) -> str | None:
