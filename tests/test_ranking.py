@@ -160,3 +160,20 @@ def test_a_rule_of_both_engines_shows_the_launch_of_the_logs_engine(catalog):
     assert "export NCCL_P2P_DISABLE=1" in commands
     rule = catalog.rules["gpu-peer-access-unsupported"]
     assert any("vllm serve" in f.command for f in rule.fixes)  # the rule has the other spelling; the log's engine chose
+
+
+def test_a_cut_traceback_through_a_rules_frame_is_a_candidate_not_a_claim(catalog):
+    # every Qwen3-VL forward passes general_mm_embed_routine: with the OOM message cut off, the rule that needs
+    # both is one candidate among others, never a medium claim (held-out report sgl-kernel-npu#191)
+    prefix = "sglang-server  | "
+    frames = [
+        ("sglang/srt/model_executor/model_runner.py", 1983, "forward_decode", "return self.model.forward("),
+        ("sglang/srt/models/qwen3_vl.py", 726, "forward", "hidden_states = general_mm_embed_routine("),
+        ("sglang/srt/managers/mm_utils.py", 703, "general_mm_embed_routine", "hidden_states = language_model("),
+    ]
+    log = prefix + "[2025-11-20 08:12:44 TP0] Scheduler hit an exception: Traceback (most recent call last):\n" + "".join(
+        f'{prefix}  File "/usr/local/lib/python3.11/site-packages/{f}", line {n}, in {fn}\n{prefix}    {code}\n'
+        for f, n, fn, code in frames)
+    report = diagnose_text(log, catalog)
+    assert report.crash.complete is False
+    assert report.findings and all(f.confidence == "low" for f in report.findings)

@@ -141,6 +141,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             confidence = "high"
         elif total >= MEDIUM:
             confidence = "medium"
+    if any(ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("message", "exception") for ev in rm.match):
+        confidence = "low"  # the message that decides it was cut off: a frame on its path is a candidate, not a claim
     if confidence == "high" and (rule.status == "unconfirmed" or any(ev.subject == FRAGMENT for ev in rm.match)):
         confidence = "medium"  # an unconfirmed cause, or a message read from pasted lines without a crash line
     notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())
