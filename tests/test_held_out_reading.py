@@ -249,3 +249,27 @@ def test_a_warning_with_a_path_and_line_is_not_a_frame(catalog):
     line = ("/usr/lib/python3.12/multiprocessing/resource_tracker.py:254: UserWarning: resource_tracker: There appear "
             "to be 1 leaked shared_memory objects to clean up at shutdown\n")
     assert all(not c.frames for c in diagnose_text(line, catalog).crashes)
+
+
+def test_a_flattened_traceback_of_the_api_server_is_split_at_its_process_tags(catalog):
+    flat = ("(APIServer pid=237) Traceback (most recent call last): (APIServer pid=237)   File "
+            '"/vllm-workspace/vllm/vllm/entrypoints/openai/api_server.py", line 656, in run_server (APIServer pid=237) '
+            "    await run_server_worker(listen_address, sock, args, **uvicorn_kwargs) (APIServer pid=237) "
+            "ValueError: the model's max seq len (40960) is larger than the maximum number of tokens\n")
+    crash = own_crashes(diagnose_text(flat, catalog))[0]
+    assert crash.functions == ("run_server",) and crash.exception_type == "ValueError"
+
+
+def test_a_kernel_assert_whose_kernel_is_on_the_line_above_keeps_it(catalog):
+    log = ("/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1515: indexSelectSmallIndex:\n"
+           "  block: [16,0,0], thread: [64,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n")
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert crash.crash_class == "device-assert" and crash.message.startswith("/pytorch/aten/src/ATen/native/cuda/Indexing.cu")
+    assert "indexSelectSmallIndex" in crash.message and crash.message.endswith("failed.")
+
+
+def test_a_command_pasted_under_a_crash_line_is_not_its_message(catalog):
+    for command in ("--speculative-algorithm EAGLE --speculative-num-steps 3",
+                    "python3 -m sglang.launch_server --model-path /root/model/Qwen3-4B --tp 2"):
+        crash = own_crashes(diagnose_text("Killed\n" + command + "\n", catalog))[0]
+        assert crash.message == "Killed", command

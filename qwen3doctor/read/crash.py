@@ -35,6 +35,11 @@ _ARROW = re.compile(r"^\s*->\s*(?P<func>[A-Za-z_]\w*)\s*$")
 # a type whose dotted path a reporter elided (`cutlass._mlir...MLIRError: ...`)
 _ELIDED = re.compile(r"(?<=\w)\.{2,}(?=\w)")
 _FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+,?\s+in\s*$')
+# a CUDA kernel assert whose file and kernel a console put on a line of their own:
+# `/pytorch/.../Indexing.cu:1515: indexSelectSmallIndex:` then `block: [16,0,0], thread: [64,0,0] Assertion ...`
+_KERNEL_HEAD = re.compile(r"^\S+\.cuh?:\d+: \w+:$")
+# a command line or a flag pasted under a crash line: never the next line of its message
+_COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:python3?|vllm|sglang|torchrun|docker|CUDA_VISIBLE_DEVICES=\S*)\s)")
 # faulthandler's header: its frames follow most recent first
 _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
 # native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),
@@ -123,7 +128,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    r"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$"
+    r"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$"
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -243,7 +248,7 @@ class CrashParser:
         self._eof_line = line_no
         carry = self._carry.pop(process, None)
         if carry is not None and text.strip():
-            text = carry + (" " if carry.endswith(" in") else "") + text.strip()
+            text = carry + (" " if carry.endswith((" in", ":")) else "") + text.strip()
         if tb is None and not _QUICK.search(text):
             if record is not None and record.startswith(("ERROR", "CRITICAL")) and text.strip():
                 self._record(line_no, process, text.strip())
@@ -270,8 +275,8 @@ class CrashParser:
                        indent=_indent(text) if head and head.start() == 0 else 0, reverse=not head)
             self._open[process] = tb
             return
-        if _FRAME_CUT_PATH.match(text) or _FRAME_CUT_FUNC.search(text):
-            self._carry[process] = text.rstrip()  # the rest of this frame is on the next line
+        if _FRAME_CUT_PATH.match(text) or _FRAME_CUT_FUNC.search(text) or _KERNEL_HEAD.match(stripped):
+            self._carry[process] = text.rstrip()  # the rest of this frame (or kernel assert) is on the next line
             return
         m = _FRAME.match(text) or _FRAME_NO_LINE.match(text)
         if m and (m.group("func") or text.lstrip().startswith("File")):
@@ -328,7 +333,8 @@ class CrashParser:
                     tb.continuation = MAX_CONTINUATION  # what follows is the engine's advice, not the error
                     tb.end = line_no
                     return
-                if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped):
+                if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped) \
+                        and not _COMMAND.match(stripped):
                     tb.message.append(stripped)
                     tb.continuation += 1
                     tb.end = line_no

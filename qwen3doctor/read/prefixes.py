@@ -192,7 +192,10 @@ MAX_JOINED = 1 << 20  # the reader's limit on one line (reader.MAX_LINE)
 # (`[2026-03-25 05:46:24 TP0] `) found inside a line, where a paste lost its line breaks
 _GLUED_RECORD = re.compile(
     r"(?:(?:\((?:[\w.]+ )?pid=\d+\) )*(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.]+:\d+\]"
-    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)*\]) ")
+    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)*\]"
+    # vLLM's API server tags the lines of an uncaught exception with its process alone: `(APIServer pid=237) `
+    r"|\((?:[\w.]+ )?pid=\d+\)(?= (?!(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) )))"
+    r" ")
 FLAT_MIN_RECORDS = 3  # glued records a line must hold before it is split
 FLAT_MIN_LENGTH = 200
 
@@ -203,7 +206,7 @@ def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, st
     ERROR ... [core.py:586] File "...", line 577, in run_engine_core ERROR ...`). A line holding FLAT_MIN_RECORDS or
     more record prefixes is cut before each of them; the pieces keep the line's number."""
     for n, t, why in lines:
-        if len(t) < FLAT_MIN_LENGTH or "] " not in t or t.startswith('{"') or "\\n" in t:
+        if len(t) < FLAT_MIN_LENGTH or ("] " not in t and "pid=" not in t) or t.startswith('{"') or "\\n" in t:
             yield n, t, why  # a log shipper's JSON record, or a string with escaped line breaks, is split elsewhere
             continue
         starts = [m.start() for m in _GLUED_RECORD.finditer(t)]
