@@ -273,3 +273,20 @@ def test_a_command_pasted_under_a_crash_line_is_not_its_message(catalog):
                     "python3 -m sglang.launch_server --model-path /root/model/Qwen3-4B --tp 2"):
         crash = own_crashes(diagnose_text("Killed\n" + command + "\n", catalog))[0]
         assert crash.message == "Killed", command
+
+
+def test_a_model_that_reuses_another_models_layers_names_the_family_whatever_frame_comes_first(catalog):
+    # an interleaved, cut paste that shows Qwen3.5's GDN layer (qwen3_next.py) before the Qwen3.5 model's own frame
+    site = "/data/venv_qwen3.5/lib/python3.10/site-packages/vllm/model_executor/models"
+    log = "".join(f'{PREFIX}  File "{site}/{f}", line {n}, in forward\n{PREFIX}    {code}\n' for f, n, code in (
+        ("qwen3_next.py", 1048, "self.linear_attn("), ("qwen3_5.py", 733, "hidden_states = self.language_model.model("),
+        ("qwen3_5.py", 201, "core_attn_out = self.norm(core_attn_out, z)")))
+    assert diagnose_text(log, catalog).environment.get("family") == "qwen3.5"
+
+
+def test_where_python_is_installed_is_no_log_evidence(catalog):
+    # `venv_qwen3.5` in the install path is the user's directory name, not the model a rule's log pattern looks for
+    log = (PREFIX + 'File "/data/venv_qwen3.5/lib/python3.10/site-packages/vllm/v1/worker/gpu_worker.py", line 290, '
+           "in determine_available_memory\n" + PREFIX + "    self.model_runner.profile_run()\n")
+    for f in diagnose_text(log, catalog).findings:
+        assert not any("venv_qwen3.5" in ev.text for ev in f.evidence if ev.state == "hit"), f.rule_id

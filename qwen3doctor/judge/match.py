@@ -5,6 +5,8 @@ No scoring here: rank.py alone decides how much a clause counts.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from .. import vocab
@@ -40,6 +42,9 @@ def _where(crash: Crash) -> str:
     return f" ({crash.process})" if crash.process else ""
 
 
+_INSTALL_PREFIX = re.compile(r"""(["'\s(]|^)/[^\s"']*?/((?:site|dist)-packages/)""")
+
+
 class Haystack:
     """All text a scan's clauses search, joined once, so a clause whose anchors are absent skips its regexes."""
 
@@ -55,8 +60,9 @@ class Haystack:
         parts.extend(scan.lines)
         self.text = "\n".join(parts)
         self.lower = self.text.lower()
-        self.lines = scan.lines
-        self.lines_lower = [line.lower() for line in scan.lines]
+        # (where a user installed Python says nothing: `/data/venv_qwen3.5/lib/python3.10/site-packages/` is no model)
+        self.lines = tuple(_INSTALL_PREFIX.sub(r"\1/...\2", line) if "-packages/" in line else line for line in scan.lines)
+        self.lines_lower = [line.lower() for line in self.lines]
         self._first: dict[str, int | None] = {}
         # which rule literals occur anywhere: one multi-pattern pass, not a substring search per literal
         self.present = index.present(self.text) if index is not None else None

@@ -119,6 +119,12 @@ _MODEL_FILE_FAMILY = {
     "qwen3_vl_moe": "qwen3-vl", "qwen3_omni_moe_thinker": "qwen3-omni", "qwen3_omni_moe": "qwen3-omni",
     "qwen3_omni": "qwen3-omni",
 }
+# model files whose layers others reuse: a traceback through both is the reusing model's (Qwen3.5 runs its GDN layers
+# from qwen3_next.py, Qwen3-VL its language model from qwen3.py), whichever frame a cut or interleaved paste shows first
+_BASE_OF = {
+    "qwen3_next": ("qwen3_5", "qwen3_5_moe", "qwen3_5_mtp", "qwen3_next_mtp"), "qwen3": ("qwen3_vl",),
+    "qwen3_moe": ("qwen3_vl_moe", "qwen3_omni_moe_thinker", "qwen3_omni_moe"), "qwen3_vl": ("qwen3_vl_moe",),
+}
 _FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
 
 
@@ -426,12 +432,16 @@ class EnvCollector:
     def note_frames(self, crashes) -> None:
         """The model implementation a traceback runs through (`models/qwen3_5.py`) names the family when
         nothing else does; the outermost model file wins (Qwen3.5 calls into qwen3_next.py for its GDN layers)."""
+        seen: dict[str, str] = {}  # model file -> the frame's file name, outermost first
         for crash in crashes:
             for frame in crash.frames:
                 m = _MODEL_FILE.search(frame.file)
                 if m:
-                    self.put("model_file", m.group(1), "log: traceback frame " + frame.file.rsplit("/", 1)[-1], P_GUESS)
-                    return
+                    seen.setdefault(m.group(1), frame.file.rsplit("/", 1)[-1])
+        for name, file in seen.items():
+            if not any(other in seen for other in _BASE_OF.get(name, ())):
+                self.put("model_file", name, "log: traceback frame " + file, P_GUESS)
+                return
 
     # -- result ----------------------------------------------------------------------------------
     def facts(self, *, derived: bool = True) -> dict[str, Fact]:
