@@ -177,3 +177,18 @@ def test_a_cut_traceback_through_a_rules_frame_is_a_candidate_not_a_claim(catalo
     report = diagnose_text(log, catalog)
     assert report.crash.complete is False
     assert report.findings and all(f.confidence == "low" for f in report.findings)
+
+
+def test_a_cut_traceback_through_engine_plumbing_only_names_nothing(catalog):
+    # _init_executor and collective_rpc are on every vLLM start-up's path: they made /dev/shm and sleep-mode
+    # candidates of held-out start-up crashes that had neither (vllm-ascend#3373, unsloth#7091)
+    prefix = "(EngineCore_DP0 pid=3372) ERROR 10-14 09:12:40 [core.py:708] "
+    frames = [("vllm/v1/engine/core.py", 83, "__init__", "self.model_executor = executor_class(vllm_config)"),
+              ("vllm/executor/executor_base.py", 54, "__init__", "self._init_executor()"),
+              ("vllm/v1/executor/multiproc_executor.py", 106, "_init_executor", "self.rpc_broadcast_mq = MessageQueue("),
+              ("vllm/executor/uniproc_executor.py", 92, "collective_rpc", "answer = run_method(self.driver_worker, method, args, kwargs)")]
+    log = prefix + "Traceback (most recent call last):\n" + "".join(
+        f'{prefix}  File "/usr/local/lib/python3.12/dist-packages/{f}", line {n}, in {fn}\n{prefix}    {code}\n'
+        for f, n, fn, code in frames)
+    report = diagnose_text(log, catalog)
+    assert report.verdict is Verdict.UNEXPLAINED and not report.findings

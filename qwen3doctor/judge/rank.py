@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from .combination import GATES, known_bad
 from .match import FRAGMENT
+from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 
@@ -40,12 +41,8 @@ HIGH, MEDIUM = 0.60, 0.35
 MAX_FINDINGS = 5
 MAX_CANDIDATES = 3  # when no finding is better than a low-confidence candidate
 MIN_SCORE = 0.05
+SCAFFOLD = frozenset(SCAFFOLD_FRAMES)  # frames that place a crash on no path
 
-# frames every traceback passes through: they say nothing about which step of the engine failed
-PATHLESS_FRAMES = frozenset((
-    "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
-    "inner", "decorate_context", "_fn", "apply", "__getitem__", "step", "sync_wrapper", "<module>",
-))
 STATUS_ORDER = {"confirmed": 0, "likely": 1, "unconfirmed": 2}
 PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
 
@@ -76,7 +73,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             continue
         if rm.generic.get(ev.clause):
             total += GENERIC_WEIGHT
-            weak = True
+            # a generic message says which class of crash this is; a frame every traceback passes says nothing
+            weak = weak or kind != "frames"
         else:
             total += MATCH_WEIGHT[kind]
             strong = True
@@ -105,7 +103,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     hard_miss = any(ev.clause == "when.family" or ev.clause == "when.engine" and not agnostic for ev in misses)
     # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
     on_path = _cut_traceback(scan) and any(
-        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in PATHLESS_FRAMES for ev in rm.supports)
+        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD for ev in rm.supports)
     basis = "evidence"
     extra: tuple[Evidence, ...] = ()
     if rule.match and not strong:
@@ -141,8 +139,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             confidence = "high"
         elif total >= MEDIUM:
             confidence = "medium"
-    if any(ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("message", "exception") for ev in rm.match):
-        confidence = "low"  # the message that decides it was cut off: a frame on its path is a candidate, not a claim
+    if any(ev.state == "unknown" for ev in rm.match):
+        confidence = "low"  # a clause it needs was cut off (the message, the deepest frames): a candidate, not a claim
     if confidence == "high" and (rule.status == "unconfirmed" or any(ev.subject == FRAGMENT for ev in rm.match)):
         confidence = "medium"  # an unconfirmed cause, or a message read from pasted lines without a crash line
     notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())

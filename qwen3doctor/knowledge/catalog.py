@@ -228,8 +228,8 @@ def _is_generic(kind: str, patterns: tuple[Any, ...]) -> bool:
         return all(any(_safe_full(p, name) for name in GENERIC_FRAMES) for p in patterns)
     if kind == "exception":
         return all(any(_safe_full(p, name) for name in GENERIC_EXCEPTIONS) for p in patterns)
-    if kind == "log":
-        return all(any(_safe_search(p, line) for line in ORDINARY_LINES) for p in patterns)
+    if kind == "log":  # a healthy server's line, or one every crash of a class prints
+        return all(any(_safe_search(p, line) for line in ORDINARY_LINES + GENERIC_MESSAGES) for p in patterns)
     return all(any(_safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
 
 

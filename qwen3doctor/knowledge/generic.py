@@ -14,6 +14,7 @@ GENERIC_MESSAGES = (
     "NCCL error: unhandled cuda error",
     "Engine core initialization failed. See root cause above.",
     "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+    "EngineCore encountered a fatal error.",
     "Segmentation fault (core dumped)",
     "ValueError: Model architectures ['Qwen3ForCausalLM'] failed to be inspected. Please check the logs for more details.",
     "RuntimeError: Error in inspecting model architecture 'Qwen3MoeForCausalLM'",
@@ -30,14 +31,24 @@ GENERIC_EXCEPTIONS = (
     "Exception", "NotImplementedError", "ImportError", "OSError", "torch.AcceleratorError", "torch.OutOfMemoryError",
     "torch.cuda.OutOfMemoryError", "ZeroDivisionError",
 )
-# Function names every engine traceback passes through: a frame pattern that matches one says nothing.
-GENERIC_FRAMES = (
+# Frames of pure scaffolding (Python's own, torch's module calls, the engines' process and RPC plumbing): they do not
+# even say whether the server was starting or serving. Those of the last lines are in the tracebacks of the example
+# logs of 10+ rules each.
+SCAFFOLD_FRAMES = (
     "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
-    "inner", "decorate_context", "_fn", "apply", "load_model", "load_weights", "get_model", "execute_model",
-    "_model_forward", "worker_busy_loop", "worker_main", "run_engine_core", "run_busy_loop", "step", "__getitem__",
-    "run_scheduler_process", "event_loop_normal", "event_loop_overlap", "run_batch", "forward_batch_generation",
-    "initialize", "capture", "capture_one_batch_size", "run_once", "collective_rpc", "run_method", "from_pretrained",
-    "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client", "create_engine_config",
+    "inner", "decorate_context", "_fn", "apply", "__getitem__", "step", "sync_wrapper",
+    "<module>", "<lambda>", "<listcomp>", "_run_module_as_main", "_run_code", "__getattr__", "__post_init__",
+    "_init_executor", "_process_engine_step", "get_response", "wait_for_engine_startup", "collective_rpc", "run_method",
+    "build_async_engine_client_from_engine_args", "run_event_loop", "dispatch_event_loop",
+)
+# Frames every crash of one phase passes through (loading, capture, the engine loop): they place a crash on a path
+# (judge/rank.py: a cut traceback's candidates), but a `match` pattern that hits one says nothing of its own.
+GENERIC_FRAMES = SCAFFOLD_FRAMES + (
+    "load_model", "load_weights", "get_model", "execute_model", "_model_forward", "worker_busy_loop", "worker_main",
+    "run_engine_core", "run_busy_loop", "run_scheduler_process", "event_loop_normal", "event_loop_overlap",
+    "run_batch", "forward_batch_generation", "initialize", "capture", "capture_one_batch_size", "run_once",
+    "from_pretrained", "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client",
+    "create_engine_config",
 )
 # Lines a healthy start-up or a healthy server prints, whatever later goes wrong: a `log` pattern that matches one
 # of them says nothing about a crash, so a hit on it is weak (it never makes a rule a candidate on its own).
@@ -73,4 +84,9 @@ ORDINARY_LINES = (
     "[2025-05-01 10:00:40 TP0] Capture cuda graph end. Time elapsed: 24.00 s. mem usage=0.80 GB. avail mem=5.30 GB.",
     "[2025-05-01 10:00:41] INFO:     Started server process [8812]",
     "[2025-05-01 10:00:45] The server is fired up and ready to roll!",
+    # and what any server prints when it stops, whatever stopped it
+    "(APIServer pid=1) INFO:     Shutting down",
+    "(APIServer pid=1) INFO:     Waiting for application shutdown.",
+    "(APIServer pid=1) INFO:     Application shutdown complete.",
+    "(APIServer pid=1) INFO:     Finished server process [7225]",
 )
