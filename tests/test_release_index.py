@@ -214,3 +214,12 @@ def test_an_index_finding_renders_plainly_without_an_empty_reference_list():
                        capture_output=True, text=True)
     line = next(x for x in r.stdout.splitlines() if x.strip().startswith("release-index/"))
     assert "confidence" in line and "refs:" not in line
+
+
+def test_a_flag_whose_values_no_release_lists_gets_no_verdict_on_a_value():
+    from qwen3doctor.knowledge.releases.generic import choice_lines
+
+    # --kv-cache-dtype has argparse choices in every indexed release; --tool-call-parser is a registry checked at
+    # run time since 0.8.5, so "no release accepts llama3_json" would be false
+    assert choice_lines("vllm", "0.10.0", "--kv-cache-dtype", "fp9")[0].startswith("no vLLM release from")
+    assert choice_lines("vllm", "0.10.0", "--tool-call-parser", "llama3_json") == []

@@ -165,6 +165,8 @@ def choice_lines(engine: str, version, flag: str, value: str) -> list[str]:
     if t is None or fact is None:
         return []
     key = f"{fact}={value}"
+    if not any(k.startswith(fact + "=") for k in t.facts):
+        return []  # no release lists this flag's values (a plugin registry checked at run time): nothing to say
     lines = []
     if t.spans(key):
         lines.append(f"`{flag} {value}` is accepted by {LABEL[engine]} {span_text(t, key)}")
