@@ -305,3 +305,21 @@ def _all_candidates(text, catalog):
     finally:
         pipeline.rank = real
     return kept
+
+
+def test_a_message_no_rule_explains_gets_its_raise_site_and_engine(bundled):
+    # the paste names neither engine: only SGLang's sources raise this message
+    report = diagnose_text("NotImplementedError: get_hidden_dim not implemented for linear_fc2\n", bundled)
+    assert not report.findings
+    assert any(s.startswith("the message is raised by `sglang/srt/lora/") and "present in SGLang" in s
+               for s in report.next_steps)
+
+
+def test_pythons_own_messages_have_no_raise_site(bundled):
+    # `'X' object has no attribute 'y'` is raised by Python; a wrapper's __getattr__ that words it alike is no site
+    log = ("[2026-05-12 10:01:12 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+           '  File "/sgl-workspace/sglang/python/sglang/srt/speculative/eagle_worker.py", line 910, in _mamba_verify_update\n'
+           "    self.draft_attn_backend.update_mamba_state_after_mtp_verify(batch, accepted_length)\n"
+           "AttributeError: 'HybridAttnBackend' object has no attribute 'update_mamba_state_after_mtp_verify'\n")
+    report = diagnose_text(log, bundled)
+    assert not any("the message is raised by" in s or "rules naming" in s for s in report.next_steps)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..generic import GENERIC_FRAMES
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL
 
@@ -119,8 +120,7 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
     """For a crash no rule explains: the raise site of its message and the rules that name the same function, as
     next steps. (A diagnosis with findings does not read the raise sites: that table is the biggest one.)"""
     crash = next((c for c in scan.crashes if c.message and c.role != "wrapper"), None)
-    engine = _engine(scan)
-    if crash is None or engine is None or findings:
+    if crash is None or findings:
         return findings, []
     from . import available
 
@@ -128,9 +128,13 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
         return findings, []
     from .generic import raise_sites
 
-    sites = raise_sites(engine, crash.message, limit=1)
-    if not sites:
+    # a log that does not say its engine: the engine whose sources raise this message, when only one does
+    engine = _engine(scan)
+    found = {e: raise_sites(e, crash.message, limit=1) for e in ((engine,) if engine else tuple(LABEL))}
+    found = {e: sites for e, sites in found.items() if sites}
+    if len(found) != 1:
         return findings, []
+    (engine, sites), = found.items()
     path, func, present, _ = sites[0]
     note = f"the message is raised by `{path}` in `{func}`, present in {LABEL[engine]} {present}"
     if findings:
@@ -140,7 +144,7 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
     citing = []
     from ..patterns import compile_pattern
 
-    for rule in catalog.rules.values():
+    for rule in catalog.rules.values() if func not in GENERIC_FRAMES else ():  # (`__getattr__` names no cause)
         for clause in [c for alt in rule.match for c in alt] + list(rule.supports):
             if clause.kind == "frames" and any(compile_pattern("frames", s).fullmatch(func) for s in clause.sources):
                 citing.append(rule.id)

@@ -101,10 +101,17 @@ def _by_piece(engine: str) -> dict[str, list[str]]:
         for fact in (t.facts if t else {}):
             tmpl = fact.split("\t", 3)[3]
             piece = max(tmpl.split("*"), key=len).strip()
-            if len(piece) >= 16:
+            if len(piece) >= 16 and not _BUILTIN.search(tmpl):
                 out.setdefault(piece, []).append(fact)
         _PIECES[engine] = out
     return _PIECES[engine]
+
+
+# the messages Python itself raises (an engine that raises the same words is re-raising them in a wrapper's
+# `__getattr__`): any of them would be "found" there, in a file that has nothing to do with the crash
+_BUILTIN = re.compile(r"^\*?'? object has no attribute|object (?:has no attribute|is not (?:subscriptable|callable|iterable))|"
+                      r"index out of range|unsupported operand type|got an unexpected keyword argument|"
+                      r"missing \* required positional argument|takes \* positional arguments? but")
 
 
 def _template_re(tmpl: str) -> re.Pattern:
