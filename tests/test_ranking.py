@@ -192,3 +192,11 @@ def test_a_cut_traceback_through_engine_plumbing_only_names_nothing(catalog):
         for f, n, fn, code in frames)
     report = diagnose_text(log, catalog)
     assert report.verdict is Verdict.UNEXPLAINED and not report.findings
+
+
+def test_a_telling_message_stands_in_for_frames_a_paste_cut_off(catalog):
+    # the last line alone: the rule's frames are not in the paste, but its exact message is
+    line = ("(Worker_TP3 pid=1944) ERROR 05-02 10:11:12 [multiproc_executor.py:870] TypeError: "
+            "postprocess_mamba_fused_kernel() got multiple values for argument 'block_size'\n")
+    top = diagnose_text(line, catalog).findings[0]
+    assert top.rule_id == "ascend-mamba-postprocess-kernel-signature-drift" and top.confidence != "low"

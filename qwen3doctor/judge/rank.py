@@ -139,8 +139,11 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             confidence = "high"
         elif total >= MEDIUM:
             confidence = "medium"
-    if any(ev.state == "unknown" for ev in rm.match):
-        confidence = "low"  # a clause it needs was cut off (the message, the deepest frames): a candidate, not a claim
+    if any(ev.state == "unknown" for ev in rm.match) and not any(
+            ev.state == "hit" and not ev.generic and ev.clause.rsplit(".", 1)[-1] in ("message", "exception") for ev in rm.match):
+        # a clause it needs was cut off (the message, the deepest frames) and no telling message stands in for it:
+        # frames or lines on its path make a candidate, not a claim
+        confidence = "low"
     if confidence == "high" and (rule.status == "unconfirmed" or any(ev.subject == FRAGMENT for ev in rm.match)):
         confidence = "medium"  # an unconfirmed cause, or a message read from pasted lines without a crash line
     notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())
@@ -289,9 +292,11 @@ def _tie_shared(findings: list[Finding]) -> list[Finding]:
     groups: dict[frozenset[str], list[Finding]] = {}
     for f in findings:
         hits = _strong_hits(f)
-        if hits and f.confidence != "low" and f.basis == "evidence":
+        # a sibling low because a clause was cut off still shares the evidence; one the log contradicts does not
+        if hits and f.basis == "evidence" and not any(ev.state == "miss" and not ev.clause.startswith(("match", "supports"))
+                                                      for ev in f.evidence):
             groups.setdefault(hits, []).append(f)
-    tied = {id(f): g for g in groups.values() if len(g) > 1 for f in g}
+    tied = {id(f): g for g in groups.values() if len(g) > 1 for f in g if f.confidence != "low"}
     if not tied:
         return findings
     out = []
