@@ -110,3 +110,12 @@ def test_an_npu_operator_wrapper_asks_for_the_cann_lines_above_it(catalog):
     report = diagnose_text(log, catalog)
     assert not report.findings
     assert report.next_steps[0].startswith("The NPU error is reported above this line") and "ASCEND_LAUNCH_BLOCKING=1" in report.next_steps[0]
+
+
+def test_an_npu_operator_error_asks_for_the_cann_lines_and_the_npu(catalog):
+    line = ("RuntimeError: capture_end:torch_npu/csrc/core/npu/NPUGraph.cpp:171 NPU function error: "
+            "c10_npu::acl::AclmdlRICaptureEnd(capture_stream_, &model_ri), error code is 107025\n")
+    report = diagnose_text(line, catalog)
+    assert report.environment.get("platform") == "npu"
+    assert report.next_steps[0].startswith("The NPU error is reported above this line")
+    assert any("`npu-smi info`" in s for s in report.next_steps) and not any("nvidia-smi" in s for s in report.next_steps)

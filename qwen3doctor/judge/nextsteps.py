@@ -117,7 +117,8 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
 
 
 # torch_npu's wrapper around an operator error whose detail CANN printed before it
-_CANN_ABOVE = re.compile(r"Inner error is reported as above|PTA call acl api failed|the stacktrace may be inaccurate")
+_CANN_ABOVE = re.compile(r"Inner error is reported as above|PTA call acl api failed|the stacktrace may be inaccurate|"
+                         r"NPU function error: .*error code is \d+")
 
 
 # -- the separating fact ----------------------------------------------------------------------------
@@ -257,5 +258,6 @@ def _missing_facts(env: Environment) -> list[tuple[str, str]]:
     if env.get("model") is None and env.get("family") is None:
         out.append(("model", "the serve command with the model"))
     if env.get("gpu") is None:
-        out.append(("gpu", "the GPU (`nvidia-smi`)"))
+        tool = {"npu": "the NPU (`npu-smi info`)", "rocm": "the GPU (`rocm-smi` or `amd-smi`)"}
+        out.append(("gpu", tool.get(str(env.get("platform")), "the GPU (`nvidia-smi`)")))
     return out

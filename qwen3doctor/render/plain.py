@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model import Report, Verdict
 
-ENV_ORDER = ("engine", "engine_version", "engine_releases", "model", "family", "quantization", "tp", "pp", "dp", "ep", "gpu", "gpu_count",
+ENV_ORDER = ("engine", "engine_version", "engine_releases", "model", "family", "quantization", "tp", "pp", "dp", "ep", "platform", "gpu", "gpu_count",
              "compute_capability", "cuda", "torch", "transformers", "flashinfer", "cuda_graphs", "speculative")
 MARK = {"hit": "+", "miss": "-", "unknown": "?"}
 
