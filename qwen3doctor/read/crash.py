@@ -169,6 +169,18 @@ CLASSES: tuple[tuple[str, str], ...] = (
 _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
 
 
+# log levels of a record that reports what it caught and went on
+_QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
+# a server's error response, `{'object': 'error', 'message': "...", 'type': 'BadRequestError', ...}`, and its JSON form
+# (the `object` field may be missing; then the type must read as an exception's: `BadRequestError`)
+_ERROR_OBJECT = re.compile(
+    r"""(?:['"]object['"]\s*:\s*['"]error['"]\s*,\s*)?['"]message['"]\s*:\s*(?P<q>['"])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)"""
+    r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+)['"]""")
+# an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
+_QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
+# a source line quoted from a traceback that raises (`raise ValueError(msg)`)
+_RAISE = re.compile(r"raise\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)\b")
+
 # a message's own list of what might have happened (Ray: "There are some potential root causes. (1) The process is
 # killed by SIGKILL by OOM killer ..."): boilerplate, which says nothing about the class of this crash
 _GUESSES = re.compile(r"(?:There are some|Some common) (?:potential )?(?:root )?causes?\b.*", re.S)
@@ -531,14 +543,6 @@ class CrashParser:
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
 
-_QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
-# `{'object': 'error', 'message': "...", 'type': 'BadRequestError', ...}` and its JSON form
-# (the `object` field may be missing; then the type must read as an exception's: `BadRequestError`)
-_ERROR_OBJECT = re.compile(
-    r"""(?:['"]object['"]\s*:\s*['"]error['"]\s*,\s*)?['"]message['"]\s*:\s*(?P<q>['"])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)"""
-    r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+)['"]""")
-_QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
-
 
 def _mask(message: str) -> str:
     return _MASK.sub("#", message[:300])
@@ -570,7 +574,6 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
     return out
 
 
-_RAISE = re.compile(r"raise\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)\b")
 _EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,(])(?:{_DEVICE_ERROR})")
 
 
