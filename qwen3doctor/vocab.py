@@ -76,6 +76,8 @@ def family_of_model(name: str) -> str | None:
 def _family_of_text(low: str) -> str | None:
     if "qwen3" not in low:
         return OTHER if _OTHER_MODELS.search(low) else None
+    if re.search(r"qwen3-?(?:tts|asr)", low):
+        return OTHER  # speech models of their own architectures, not the Qwen3 language model
     if re.search(r"qwen3[\w.-]*-next|qwen3next", low):
         return "qwen3-next"
     if re.search(r"qwen3\.[5-9]|qwen3-[5-9](?:-|$)|qwen3[5-9]", low):

@@ -81,7 +81,8 @@ def test_vllm_engine_config_nested_values_split_outside_brackets():
     assert env.get("model") == "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8"
     assert env.get("family") == "qwen3-next" and env.get("quantization") == "fp8-block"
     assert env.get("tp") == 4 and env.get("max_model_len") == 32768
-    assert "--enforce-eager" not in env.flags and "--compilation-config" in env.flags
+    # the whole configuration is printed, defaults too: only values off their default are flags someone set
+    assert env.flags == {"--tensor-parallel-size", "--quantization"}
     assert split_top_level("a=1, b=[1, 2], c={'x': (1, 2)}") == ["a=1", "b=[1, 2]", "c={'x': (1, 2)}"]
 
 
@@ -220,3 +221,29 @@ def test_a_later_fuller_model_name_wins_and_an_impossible_engine_version_is_no_v
     assert env.get("family") == "qwen3-moe" and env.get("quantization") == "fp8-block"
     assert env.get("engine_version") is None  # vLLM is 0.x: "8.5.1.post1" is a typo of 0.8.5.post1, not a release
     assert diagnose_text("vllm 0.8.5.post1\n", catalog).environment.get("engine_version") == "0.8.5.post1"
+
+
+def test_a_release_named_in_a_sentence_is_not_the_running_one():
+    # a deprecation's deadline, a requirement: neither is the version that crashed (a reading hunt on real pastes)
+    assert env_of("WARNING 05-22 10:02:30 [config.py:70] This will be removed in vLLM v0.24.0.").get("engine_version") is None
+    assert env_of("ImportError: this build needs sglang>=0.5.4").get("engine_version") is None
+    assert env_of("Using vllm 0.9.2 with CUDA 12.8").get("engine_version") == "0.9.2"
+
+
+def test_a_plugin_re_registering_an_architecture_names_no_model():
+    # vllm-ascend overrides the Qwen3-MoE class on every start, whatever model is served
+    env = env_of("WARNING 07-01 10:00:00 [registry.py:413] Model architecture Qwen3MoeForCausalLM is already registered, "
+                 "and will be overwritten by the new model class vllm_ascend.models.qwen3_moe:CustomQwen3MoeForCausalLM.")
+    assert env.get("architecture") is None and env.get("family") is None
+
+
+def test_qwen3_speech_models_are_not_the_qwen3_language_model():
+    for model in ("Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", "Qwen/Qwen3-ASR-0.6B"):
+        assert env_of(f"vllm serve {model} --port 8000").get("family") == "other", model
+
+
+def test_the_engine_configuration_line_makes_flags_only_of_values_off_their_default():
+    env = env_of("INFO 05-02 10:00:00 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5.post1) with config: "
+                 "model='/m/qwen3-32b', tokenizer_mode=auto, load_format=auto, device_config=cuda, max_seq_len=40960, "
+                 "kv_cache_dtype=auto, tensor_parallel_size=1, enable_prefix_caching=True, seed=0")
+    assert env.flags == {"--enable-prefix-caching"}  # prefix caching is on; the rest are defaults or not flags

@@ -64,6 +64,8 @@ _ENGINE_CONFIG = re.compile(
 _VLLM_VERSION = re.compile(
     r"vLLM API server version (?P<v>\S+)|\bvllm(?:[=\s:-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
+# the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
+_OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
 _SGLANG_VERSION = re.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
 _IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
 _NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
@@ -261,7 +263,7 @@ class EnvCollector:
         if cfg:
             self.vote_engine("vllm", 5)
             self.put("vllm", clean_version(cfg.group("ver") or cfg.group("ver2")), "log: engine start-up", P_STARTUP + 10)
-            self._take_config(cfg.group("cfg") or cfg.group("cfg2") or "", "log: engine config")
+            self._take_config(cfg.group("cfg") or cfg.group("cfg2") or "", "log: engine config", defaults=_VLLM_DEFAULT_VALUES)
             return
         nd = _NON_DEFAULT.search(text)
         if nd:
@@ -271,12 +273,12 @@ class EnvCollector:
         sa = _SERVER_ARGS.search(text)
         if sa:
             self.vote_engine("sglang", 5)
-            self._take_config(sa.group("a").rstrip(")"), "log: server_args", sglang=True)
+            self._take_config(sa.group("a").rstrip(")"), "log: server_args", defaults=_SGLANG_DEFAULT_VALUES)
             return
         self._packages(text)
         self._hardware(text)
         arch = _ARCH.search(text)
-        if arch:
+        if arch and "is already registered" not in text:  # (a platform plugin re-registering classes at start-up)
             self.put("architecture", arch.group("a"), "log", P_STARTUP)
         if "accept len: " in text and "Decode batch" in text:
             self.flags.add("--speculative-algorithm")  # SGLang reports the draft tokens accepted only when it drafts
@@ -326,6 +328,8 @@ class EnvCollector:
             self.put("cuda_driver_max", smi.group("v"), "log: nvidia-smi", P_HINT)
         if "vllm" in text.lower() and "python" not in text.lower()[:20]:
             v = _VLLM_VERSION.search(text)
+            if v and _OTHER_RELEASE.search(text[: v.start()]):
+                v = None  # another release named in a sentence: "This will be removed in vLLM v0.24.0"
             if v:
                 version = clean_version(v.group("v") or v.group("v2") or v.group("v3") or (v.group("v4") or "").replace("-", "."))
                 if version:
@@ -333,6 +337,8 @@ class EnvCollector:
                     self.vote_engine("vllm")
         if "sglang" in text.lower():
             v = _SGLANG_VERSION.search(text)
+            if v and _OTHER_RELEASE.search(text[: v.start()]):
+                v = None
             if v:
                 version = clean_version(v.group("v") or v.group("v2") or "")
                 if version:
@@ -405,7 +411,9 @@ class EnvCollector:
             self.put("model", cmd.model, "log: serve command", priority)
         self.put("engine_from_command", engine, "log: serve command", priority)
 
-    def _take_config(self, text: str, source: str, *, colon: bool = False, sglang: bool = False) -> None:
+    def _take_config(self, text: str, source: str, *, colon: bool = False, defaults: dict | None = None) -> None:
+        """Facts and flags from a configuration dump: `non-default args` holds only what was set; an engine's whole
+        configuration (`defaults` given) makes a flag only of a value that differs from the engine's default."""
         self.flags_known = True
         for part in split_top_level(text):
             if colon:
@@ -426,7 +434,7 @@ class EnvCollector:
             if key == "compilation_config" and "'cudagraph_mode': <CUDAGraphMode.NONE" in value:
                 self.put("cuda_graphs", "off", source, P_CONFIG)
             flag = "--" + key.replace("_", "-")
-            if value.lower() not in _FALSY and (not sglang or _sglang_flag(key, value)):
+            if value.lower() not in _FALSY and (defaults is None or _set_flag(key, value, defaults)):
                 self.flags.add(flag)
 
     def note_frames(self, crashes) -> None:
@@ -477,10 +485,25 @@ _SGLANG_DEFAULT_VALUES = {
 }
 
 
-def _sglang_flag(key: str, value: str) -> bool:
-    if key not in _SGLANG_DEFAULT_VALUES:
+# vLLM's engine configuration line (`Initializing a V1 LLM engine (v0.11.0) with config: model=..., ...`) prints every
+# key, most of them not a flag by that name (max_seq_len, device_config, served_model_name ...)
+_VLLM_DEFAULT_VALUES = {
+    "tokenizer_mode": "auto", "load_format": "auto", "kv_cache_dtype": "auto", "tensor_parallel_size": "1",
+    "pipeline_parallel_size": "1", "data_parallel_size": "1", "seed": "0",
+    **dict.fromkeys((
+        "model", "tokenizer", "revision", "tokenizer_revision", "dtype", "max_seq_len", "download_dir", "device_config",
+        "served_model_name", "decoding_config", "structured_outputs_config", "observability_config", "pooler_config",
+        "compilation_config", "chunked_prefill_enabled", "use_async_output_proc",
+        "override_neuron_config", "multi_step_stream_outputs", "num_scheduler_steps", "use_v2_block_manager",
+    )),
+}
+
+
+def _set_flag(key: str, value: str, defaults: dict) -> bool:
+    """A configuration key is a flag that was set: not at its default (None: the key always carries a value)."""
+    if key not in defaults:
         return True
-    default = _SGLANG_DEFAULT_VALUES[key]
+    default = defaults[key]
     return default is not None and value != default
 
 
