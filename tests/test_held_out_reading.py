@@ -290,3 +290,28 @@ def test_where_python_is_installed_is_no_log_evidence(catalog):
            "in determine_available_memory\n" + PREFIX + "    self.model_runner.profile_run()\n")
     for f in diagnose_text(log, catalog).findings:
         assert not any("venv_qwen3.5" in ev.text for ev in f.evidence if ev.state == "hit"), f.rule_id
+
+
+def test_a_vllm_omni_stage_tag_is_a_prefix(catalog):
+    stage = "[Stage-0] ERROR 03-25 09:25:32 [omni_stage.py:1494] "
+    log = records(stage, "Traceback (most recent call last):",
+                  '  File "/w/vllm/v1/engine/async_llm.py", line 583, in generate', "    out = await q.get()",
+                  "RuntimeError: the talker stage exited")
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert crash.functions == ("generate",) and crash.exception_type == "RuntimeError" and crash.process == "Stage-0"
+
+
+def test_an_sglang_traceback_inside_a_ray_actors_tag_keeps_its_frames(catalog):
+    log = ("(WorkerDict pid=1) [2025-03-22 01:05:30 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+           '(WorkerDict pid=1)   File "/u/sglang/srt/managers/scheduler.py", line 218, in __init__\n'
+           "(WorkerDict pid=1)     self.tp_worker = TpWorkerClass(\n")
+    crash = diagnose_text(log, catalog).crash  # cut above its exception: one traceback, not a header and stray frames
+    assert crash.functions == ("__init__",) and crash.process == "WorkerDict pid=1"
+
+
+def test_a_cann_error_record_is_a_crash_line_with_its_message(catalog):
+    line = ("EH9999: [PID: 56178] 2025-07-30-06:16:22.730.302 wait for compute device to finish failed, runtime result "
+            "= 507018.[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]\n")
+    crash = own_crashes(diagnose_text(line, catalog))[0]
+    assert crash.exception_type is None
+    assert crash.message == "EH9999: wait for compute device to finish failed, runtime result = 507018"

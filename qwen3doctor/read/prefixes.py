@@ -16,6 +16,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("quote", r">\s?"),
     # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
     ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
+    # vllm-omni's pipeline stage: "[Stage-0] "
+    ("omni-stage", r"\[(?P<proc>Stage-\d+)\]\s"),
     # `grep -n` and `grep -n` over several files: "1234:", "1234-", "server.log:1234:", "server.log:" (never a time)
     ("grep", r"(?:[\w./-]+\.(?:log|txt|out|err|jsonl?):)?\d{1,8}[:-](?![\d:-])|[\w./-]+\.(?:log|txt|out|err):(?![\d\s/])"),
     # Kubernetes / GitHub Actions / journald style leading timestamps; a Kubernetes node log (CRI) adds the stream
@@ -85,7 +87,9 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             if name == "compose" and not _compose_ok(rest, m):
                 continue
             proc = m.groupdict().get("proc")
-            if proc:
+            # (SGLang tags only a traceback's first line: inside a wrapper's tag, `(WorkerDict pid=1) [... TP0] `, the
+            # wrapper's tag is the one every line of that traceback carries)
+            if proc and not (name in ("sglang", "sglang-cut") and process is not None):
                 process = _normalise(proc)
             if name == "pylog":
                 record = m.group("level")
