@@ -207,6 +207,7 @@ class Scan:
     warnings: tuple[str, ...] = ()
     empty: bool = False  # no line holds more than white space
     stopped_in: str | None = None  # the start-up phase the log ends in (its last lines), when it never reached serving
+    quiet: frozenset[str] = frozenset()  # kept lines logged at INFO / WARNING / DEBUG level
 
 
 @dataclass(frozen=True)

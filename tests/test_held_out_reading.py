@@ -315,3 +315,23 @@ def test_a_cann_error_record_is_a_crash_line_with_its_message(catalog):
     crash = own_crashes(diagnose_text(line, catalog))[0]
     assert crash.exception_type is None
     assert crash.message == "EH9999: wait for compute device to finish failed, runtime result = 507018"
+
+
+def test_an_error_record_before_a_traceback_cut_at_its_header_is_the_crash(catalog):
+    # vLLM V0 logs the exception's str() as an ERROR record, then its traceback; the paste stops at the header
+    log = ("INFO 06-13 06:59:07 [model_runner.py:943] Starting to load model /models/Qwen3-14B-AWQ...\n"
+           "ERROR 06-13 06:59:07 [engine.py:448] 'model.layers.0.self_attn.q_proj.weight'\n"
+           "ERROR 06-13 06:59:07 [engine.py:448] Traceback (most rece\n")
+    crash = diagnose_text(log, catalog).crash
+    assert crash.exception_type == "KeyError" and crash.message == "'model.layers.0.self_attn.q_proj.weight'"
+
+
+def test_a_warning_is_never_a_crash_fragment(catalog):
+    # a deprecation notice is what the server said and went on with, not a crash message pasted without its line
+    from qwen3doctor.model import Verdict
+
+    for line in ("WARNING 05-22 10:02:30 [config.py:70] Support for Transformers v4 is deprecated.",
+                 "(APIServer pid=1) WARNING 05-22 10:02:31 [processing.py:12] `Qwen2VLImageProcessorFast` is dep",
+                 "Support for Transformers v4 is deprecated."):
+        report = diagnose_text(line + "\nINFO 05-22 10:02:32 [api_server.py:1] Starting vLLM API server 0\n", catalog)
+        assert report.verdict is Verdict.CLEAN, line

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
-from ..read.crash import PROSE_MAX_LINES, CrashParser, classify, prose_crash
+from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, prose_crash
 from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
@@ -43,6 +43,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     kept: list[str] = []
     kept_tail: list[str] = []
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
+    quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
     for line_no, line, why in dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter))))):
         if line.startswith("```"):
             continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
@@ -51,9 +52,9 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
             # a log shipper's record holding several lines (a whole traceback in one JSON `log` / `message`
             # field): each is a line of its own, with its own prefix
             for piece in pieces:
-                _take(parser, collector, kept, kept_tail, line_no, piece, why, phases)
+                _take(parser, collector, kept, kept_tail, line_no, piece, why, phases, quiet)
             continue
-        _take(parser, collector, kept, kept_tail, line_no, line, why, phases)
+        _take(parser, collector, kept, kept_tail, line_no, line, why, phases, quiet)
     crashes = _with_phase(parser.finish(), phases)
     collector.note_frames(crashes)
     env = merge_environment(collector, overrides or Overrides())
@@ -61,11 +62,11 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen,
-                stopped_in=stopped_in(phases, source.lines_read))
+                stopped_in=stopped_in(phases, source.lines_read), quiet=frozenset(quiet))
 
 
 def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int,
-          phases: list[tuple[int, str]]) -> None:
+          phases: list[tuple[int, str]], quiet: set[str]) -> None:
     """One line of the log into the crash parser, the environment collector, the phases and the kept lines."""
     if not line or line.isspace():
         parser.feed(line_no, None, "", False)
@@ -88,6 +89,8 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
     if why & ENV:
         collector.feed(text, process, line_no)
     if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
+        if record is not None and record.startswith(QUIET_LEVELS) and len(quiet) < MAX_KEPT_LINES:
+            quiet.add(text)
         if len(kept) < MAX_KEPT_LINES // 2:
             kept.append(text)
         else:
@@ -185,7 +188,8 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
     ends mid-message). Each becomes a crash with no type: crash evidence, as the engine's own message is."""
     if scan.lines_read > MAX_PASTE_LINES or any(c.said or c.frames for c in scan.crashes):
         return ()  # a long log, or one with its own crash lines (a cut traceback's message is what it lacks)
-    lines = [line.strip() for line in scan.lines if line.strip()]
+    # (a warning or an info record is what the server said and went on with: never a crash's message)
+    lines = [line.strip() for line in scan.lines if line.strip() and line not in scan.quiet]
     windows = [(n, line) for n, line in enumerate(lines)] + [(n, f"{a} {b}") for n, (a, b) in enumerate(zip(lines, lines[1:]))]
     whole = " ".join(lines)
     lower = whole.lower()
@@ -197,7 +201,8 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
         seen.add(clause.sources)
         literals = [words for _, words in fragment_literals(clause) if words in whole]
         # a whole pattern counts on pasted lines only when it says something specific (`bfloat16` alone does not)
-        telling = {src for src, _ in fragment_literals(clause, MIN_TELLING, 0)}
+        # (and never one that matches what every crash of a class says, whatever literal another branch holds)
+        telling = {src for src, _ in fragment_literals(clause, MIN_TELLING, 0) if src not in clause.generic_sources}
         if not literals and not any(src in telling for _, src in candidates(clause, whole, lower)):
             continue  # neither a pattern's literals nor a long literal occur anywhere in the paste
         for n, text in windows:

@@ -175,7 +175,7 @@ _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
 _CANN = re.compile(r"E[A-Z]\d{4}: ")
 _CANN_NOISE = re.compile(r"(?<=: )\[PID: \d+\] [\d:.-]+ |\.?(?:\[(?:FUNC|FILE|LINE):[^\]]*\])+\s*$")
 # log levels of a record that reports what it caught and went on
-_QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
+QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 # a server's error response, `{'object': 'error', 'message': "...", 'type': 'BadRequestError', ...}`, and its JSON form
 # (the `object` field may be missing; then the type must read as an exception's: `BadRequestError`)
 _ERROR_OBJECT = re.compile(
@@ -406,7 +406,7 @@ class CrashParser:
                                 process, line_no, complete=True, last_line=line_no))
                 return
         m = _STANDALONE.search(text)
-        if m is not None and m.start() > 0 and record is not None and record.startswith(_QUIET_LEVELS) \
+        if m is not None and m.start() > 0 and record is not None and record.startswith(QUIET_LEVELS) \
                 and not re.match(_DEVICE_ERROR, m.group("m")):
             m = None  # a warning that mentions an exception it caught and went on (`Failed to import ... with ImportError(...)`)
         if m is None:
@@ -541,7 +541,9 @@ class CrashParser:
         for process in list(self._open):
             tb = self._open[process]
             self._close(process, at_end=tb.last_line >= self._eof_line)
-        if not self._crashes:
+        if not any(c.frames or c.native or c.message or c.exception_type for c in self._crashes):
+            # no crash, or only a traceback header cut right after it: the error records are what the paste says
+            # (vLLM V0 logs the exception's str() as an ERROR record, then its traceback)
             for crash in self._records:
                 self._add(crash)
         return order(embedded_causes(self._crashes))
@@ -626,7 +628,7 @@ _PROSE = tuple((re.compile(p, re.I), m) for p, m in (
     (r"\b(?:cuda )?out of memory\b|\bOOM\b", "CUDA out of memory"),
     (r"segmentation fault|\bsegfault|\bSIGSEGV\b|core dumped", "Segmentation fault"),
     (r"\bNCCL (?:error|timeout)\b|\bnccl\w*Error\b", "NCCL error"),
-    (r"\bcrash(?:es|ed|ing)?\b|died unexpectedly|access violation|\bfail(?:s|ed)? to (?:start|load|deploy|launch|serve)\b", None),
+    (r"\bcrash(?:es|ed|ing)?\b|died unexpectedly|\b(?:worker|process|actor) (?:died|was killed)\b|died or was killed|access violation|\bfail(?:s|ed)? to (?:start|load|deploy|launch|serve)\b", None),
 ))
 _PROSE_TYPE = re.compile(r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z][A-Za-z]*(?:Error|Exception))\b(?::\s*(?P<msg>\S.*))?")
 _NEGATED = re.compile(r"\b(?:no|not|0|zero|without|never|doesn't|does not|didn't|did not|won't|nor)\W+(?:\w+\W+){0,2}?"
@@ -640,7 +642,7 @@ def prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
     wording when the words name one, the exception type when they name it, else only that it crashed. It is an
     excerpt with its message unknown, so it is a candidate's reason, never a confident claim."""
     for n, line in enumerate(lines, 1):
-        text = line.strip()
+        text = _GUESSES.sub("", line.strip())  # (Ray's list of what might have killed a worker is no account of it)
         if not text or text.startswith(("$", "#")) or "serve " in text[:40]:
             continue  # a command line is no account of a crash
         if _NEGATED.search(text):
