@@ -65,3 +65,21 @@ def test_a_log_that_stops_in_start_up_says_so_and_stays_clean(catalog):
     assert not any("The log ends while" in s for s in diagnose_text(served, catalog).next_steps)
     noise = "".join(f"[2025-12-01 01:08:{i % 60:02d}] NCCL INFO Channel {i:02d}/32 : 0[0] -> 1[1] via P2P/IPC\n" for i in range(40))
     assert not any("The log ends while" in s for s in diagnose_text(SGLANG_START + CAPTURE + noise, catalog).next_steps)
+
+
+def test_a_traceback_alone_is_placed_by_the_engine_steps_it_passes(catalog):
+    prefix = "(EngineCore_DP0 pid=1) ERROR 05-02 10:00:00 [core.py:708] "
+
+    def tb(*steps):
+        lines = ["Traceback (most recent call last):"] + [
+            f'  File "/x/vllm/{f}", line {n}, in {fn}\n{prefix}    call()' for f, n, fn in steps] + ["RuntimeError: boom"]
+        return "".join(prefix + line + "\n" for line in lines)
+
+    kv = tb(("v1/engine/core.py", 92, "__init__"), ("v1/engine/core.py", 190, "_initialize_kv_caches"))
+    assert diagnose_text(kv, catalog).crash.during.startswith("sizing the KV cache")
+    capture = tb(("v1/worker/gpu_worker.py", 300, "compile_or_warm_up_model"), ("v1/worker/gpu_model_runner.py", 2900, "capture_model"),
+                 ("v1/worker/gpu_model_runner.py", 2500, "_dummy_run"), ("v1/worker/gpu_model_runner.py", 1900, "execute_model"))
+    assert diagnose_text(capture, catalog).crash.during == "capturing CUDA graphs"
+    # a phase line says it was loading; the frames show a later step: the frames win
+    loading = "INFO 05-02 09:59:00 [gpu_model_runner.py:1595] Starting to load model Qwen/Qwen3-8B...\n"
+    assert diagnose_text(loading + capture, catalog).crash.during == "capturing CUDA graphs"

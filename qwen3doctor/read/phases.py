@@ -56,3 +56,30 @@ def phase_of(text: str) -> str | None:
                 return f"processing the weights (all {groups['total']} checkpoint shards loaded)"
             return label.format(**groups)
     return None
+
+
+# the engine steps a traceback passes through, for a crash with no phase line before it (a paste of the traceback
+# alone): checked in this order, since a start-up step calls the same forward pass that serving does
+_FRAME_PHASES = (
+    ("capturing CUDA graphs", frozenset((
+        "capture_model", "capture", "capture_one_batch_size", "init_cuda_graphs", "_capture_cudagraphs",
+        "capture_graph", "init_device_graphs"))),
+    ("sizing the KV cache (profiling memory after the weights loaded)", frozenset((
+        "determine_available_memory", "profile_run", "_initialize_kv_caches", "initialize_from_config",
+        "init_memory_pool", "profile_max_num_token", "determine_num_available_blocks", "get_kv_cache_specs"))),
+    ("loading the model", frozenset((
+        "load_model", "load_weights", "_initialize_model", "get_model", "load_weights_and_postprocess",
+        "initialize_model", "process_weights_after_loading", "_load_weights", "init_model"))),
+    ("serving requests (start-up had finished)", frozenset((
+        "run_busy_loop", "step_with_batch_queue", "event_loop_normal", "event_loop_overlap", "run_batch",
+        "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests"))),
+)
+
+
+def phase_of_frames(functions) -> str | None:
+    """The phase a traceback's frames place its crash in, or None."""
+    names = set(functions)
+    for label, steps in _FRAME_PHASES:
+        if names & steps:
+            return label
+    return None
