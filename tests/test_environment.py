@@ -247,3 +247,17 @@ def test_the_engine_configuration_line_makes_flags_only_of_values_off_their_defa
                  "model='/m/qwen3-32b', tokenizer_mode=auto, load_format=auto, device_config=cuda, max_seq_len=40960, "
                  "kv_cache_dtype=auto, tensor_parallel_size=1, enable_prefix_caching=True, seed=0")
     assert env.flags == {"--enable-prefix-caching"}  # prefix caching is on; the rest are defaults or not flags
+
+
+def test_facts_from_what_engines_and_launchers_print_around_a_crash():
+    # each line alone, from real pastes that showed no other sign of the fact
+    assert env_of("[2026-01-01 00:00:00] Received sigquit from a child process. It usually means the child failed."
+                  ).get("engine") == "sglang"
+    assert env_of("gpustack _resolve_image query: backend=cann, backend_variant=910b, service=vllm").get("platform") == "npu"
+    assert env_of("/x/torch/nn/modules/linear.py:125: UserWarning: Attempting to use hipBLASLt on an unsupported "
+                  "architecture! Overriding blas backend to hipblas").get("platform") == "rocm"
+    assert env_of("INFO 05-02 10:00:00 [gptq_marlin.py:266] Using MarlinLinearKernel for GPTQMarlinLinearMethod"
+                  ).get("quantization") == "gptq-int4"
+    cached = env_of("INFO 05-02 10:00:00 [__init__.py:1] model   "
+                    "/home/u/.cache/huggingface/hub/models--Qwen--Qwen3-0.6B/snapshots/9f2a1c0/")
+    assert cached.get("model_mention") == "Qwen/Qwen3-0.6B" and cached.get("family") == "qwen3"

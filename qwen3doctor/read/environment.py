@@ -28,7 +28,7 @@ _QUICK_WORDS = tuple(
         "capability", "rtx", "instinct", "mi300", "mi250", "mi325", "mi355", "ascend", "nccl", "forcausallm",
         "forconditionalgeneration", "speculative", "enforce", "eager", "--", "pip", "==", "nvcc", "driver", "image",
         "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
-        "platform", "█",
+        "platform", "█", "sigquit", "scheduler hit", "linearmethod", "npu", "cann",
     )
 )
 
@@ -127,6 +127,12 @@ _BASE_OF = {
     "qwen3_next": ("qwen3_5", "qwen3_5_moe", "qwen3_5_mtp", "qwen3_next_mtp"), "qwen3": ("qwen3_vl",),
     "qwen3_moe": ("qwen3_vl_moe", "qwen3_omni_moe_thinker", "qwen3_omni_moe"), "qwen3_vl": ("qwen3_vl_moe",),
 }
+# SGLang's own messages: its launcher's note on a dead child
+_SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception")
+# the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
+_LINEAR_METHOD = re.compile(r"\b(?P<q>GPTQ|AWQ|Fp8|ModelOpt\w*?|CompressedTensors)(?:Marlin)?LinearMethod\b")
+# the Hugging Face cache's folder for a model: `models--Qwen--Qwen3-0.6B`
+_HF_CACHE = re.compile(r"\S*/models--([\w.-]+?)--([\w.-]+)(?:/snapshots/\w+)?/?")
 _FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
 
 
@@ -201,7 +207,7 @@ class EnvCollector:
         if process:
             if process.startswith(("EngineCore", "VllmWorker", "Worker_", "APIServer", "RayWorkerWrapper")):
                 self.vote_engine("vllm")
-            elif re.match(r"(?:DP\d+ )?(?:PP\d+ )?TP\d+", process):
+            elif re.match(r"(?:DP\d+ )?(?:PP\d+ )?TP\d+|SGLang", process):
                 self.vote_engine("sglang")
         if self._pending_command is not None:
             stripped = text.strip()
@@ -280,6 +286,9 @@ class EnvCollector:
         arch = _ARCH.search(text)
         if arch and "is already registered" not in text:  # (a platform plugin re-registering classes at start-up)
             self.put("architecture", arch.group("a"), "log", P_STARTUP)
+        lm = _LINEAR_METHOD.search(text) if "LinearMethod" in text else None
+        if lm:
+            self.put("quantization_method", lm.group("q").lower(), "log: linear method " + lm.group(0), P_HINT)
         if "accept len: " in text and "Decode batch" in text:
             self.flags.add("--speculative-algorithm")  # SGLang reports the draft tokens accepted only when it drafts
         elif "SpecDecoding metrics:" in text:
@@ -288,7 +297,7 @@ class EnvCollector:
             cls = next((c for c in _QWEN_CLASS.findall(text) if vocab.family_of_class(c)), None)
             if cls:
                 self.put("model_class", cls, "log: class " + cls, P_GUESS)
-        mid = _MODEL_ID.search(text)
+        mid = _MODEL_ID.search(text if "models--" not in text else _HF_CACHE.sub(r"\1/\2", text))
         if mid:
             old = self._facts.get("model_mention")
             new, prev = mid.group("m"), str(old.value) if old is not None else ""
@@ -298,7 +307,7 @@ class EnvCollector:
             self.put("model_mention", mid.group("m"), "log: model name mentioned", P_GUESS)
         # a line that merely names an engine (a container `vllm-server-1`, a path, a prose mention) is no evidence
         # of which engine wrote the log; the engine's own imports and modules are
-        if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text:
+        if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text or _SGLANG_OWN.search(text):
             self.vote_engine("sglang")
         if "vllm/v1/" in text or "vllm/entrypoints/" in text or "vllm.v1." in text or "vllm/model_executor/" in text:
             self.vote_engine("vllm")
@@ -379,9 +388,9 @@ class EnvCollector:
         if plat:
             name = plat.group(1).lower()
             self.put("platform", {"ascend": "npu", "npu": "npu"}.get(name, name), "log: platform line", P_STARTUP)
-        elif re.search(r"ROCm|HIP error|hipError|rocdevice|HSA_STATUS|gfx9\d\d", text):
+        elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d", text):
             self.put("platform", "rocm", "log", P_HINT)
-        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend", text):
+        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b", text):
             self.put("platform", "npu", "log", P_HINT)
 
     def _gpu_seen(self, name: str) -> None:
