@@ -335,3 +335,20 @@ def test_a_warning_is_never_a_crash_fragment(catalog):
                  "Support for Transformers v4 is deprecated."):
         report = diagnose_text(line + "\nINFO 05-22 10:02:32 [api_server.py:1] Starting vLLM API server 0\n", catalog)
         assert report.verdict is Verdict.CLEAN, line
+
+
+def test_colour_codes_inside_a_json_log_record_are_removed(catalog):
+    rec = '{{"log":"\\u001b[36m(WorkerDict pid=616, ip=10.0.0.4)\\u001b[0m {}\\n","stream":"stderr"}}\n'
+    log = (rec.format("RuntimeError: CUDA error: an illegal memory access was encountered")
+           + rec.format("Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/ for more information."))
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert crash.process == "WorkerDict pid=616" and crash.message == "CUDA error: an illegal memory access was encountered"
+
+
+def test_a_frame_line_wrapped_after_its_line_number_keeps_its_function(catalog):
+    log = ("Traceback (most recent call last):\n"
+           '  File "/x/vllm/model_executor/layers/mamba/ops/causal_conv1d.py", line 1160,\n'
+           "  in causal_conv1d_update\n"
+           "    assert x.dim() == 2\n"
+           "AssertionError\n")
+    assert own_crashes(diagnose_text(log, catalog))[0].functions == ("causal_conv1d_update",)

@@ -34,7 +34,7 @@ _FRAME_COMPACT = re.compile(
 _ARROW = re.compile(r"^\s*->\s*(?P<func>[A-Za-z_]\w*)\s*$")
 # a type whose dotted path a reporter elided (`cutlass._mlir...MLIRError: ...`)
 _ELIDED = re.compile(r"(?<=\w)\.{2,}(?=\w)")
-_FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+,?\s+in\s*$')
+_FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+(?:,?\s+in\s*|,\s*)$')
 # a CUDA kernel assert whose file and kernel a console put on a line of their own:
 # `/pytorch/.../Indexing.cu:1515: indexSelectSmallIndex:` then `block: [16,0,0], thread: [64,0,0] Assertion ...`
 _KERNEL_HEAD = re.compile(r"^\S+\.cuh?:\d+: \w+:$")
@@ -265,7 +265,7 @@ class CrashParser:
         self._eof_line = line_no
         carry = self._carry.pop(process, None)
         if carry is not None and text.strip():
-            text = carry + (" " if carry.endswith((" in", ":")) else "") + text.strip()
+            text = carry + ("" if _FRAME_CUT_PATH.match(carry) else " ") + text.strip()
         if tb is None and not _QUICK.search(text):
             if record is not None and record.startswith(("ERROR", "CRITICAL")) and text.strip():
                 self._record(line_no, process, text.strip())

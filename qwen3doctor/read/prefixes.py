@@ -133,6 +133,10 @@ def _json_log(line: str) -> str:
     for key in _JSON_TEXT_KEYS:
         value = record.get(key)
         if isinstance(value, str):
+            if "\x1b" in value:  # colour codes the record kept, escaped in its JSON (`\u001b[36m`)
+                from .reader import ANSI
+
+                value = ANSI.sub("", value)
             return value.rstrip("\r\n")
     return line
 

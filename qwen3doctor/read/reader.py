@@ -28,7 +28,7 @@ from ..errors import InputError
 MAX_LINE = 1 << 20  # bytes kept of one line
 SNIFF = 8192
 
-_ANSI = re.compile(r"(?:\x1b|\ufffd|\^\[)\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
+ANSI = re.compile(r"(?:\x1b|\ufffd|\^\[)\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
 _TEXT_BYTES = set(range(32, 127)) | {9, 10, 12, 13, 27}
 
 
@@ -46,7 +46,7 @@ def looks_binary(block: bytes) -> bool:
 def clean(text: str) -> str:
     """Strip colour codes, NULs and stray carriage returns from one decoded line."""
     if "[" in text or "\x1b" in text:
-        text = _ANSI.sub("", text)
+        text = ANSI.sub("", text)
     if "\x00" in text:
         text = text.replace("\x00", "")
     text = text.rstrip("\r\n")
