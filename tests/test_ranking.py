@@ -200,3 +200,16 @@ def test_a_telling_message_stands_in_for_frames_a_paste_cut_off(catalog):
             "postprocess_mamba_fused_kernel() got multiple values for argument 'block_size'\n")
     top = diagnose_text(line, catalog).findings[0]
     assert top.rule_id == "ascend-mamba-postprocess-kernel-signature-drift" and top.confidence != "low"
+
+
+def test_a_candidate_whose_deciding_clause_is_cut_and_whose_platform_is_contradicted_is_dropped(catalog):
+    # a cut vllm-ascend traceback through the fused-MoE layer: the Triton shared-memory rule (a GPU's limit) has
+    # only that path line, and the NPU platform contradicts it (held-out vllm-ascend#3971)
+    prefix = "(EngineCore_DP0 pid=88) ERROR 11-02 10:01:02 [core.py:708] "
+    log = ("INFO 11-02 10:00:01 [__init__.py:30] Platform plugin ascend is activated\n"
+           + prefix + "Traceback (most recent call last):\n"
+           + prefix + '  File "/vllm-workspace/vllm/vllm/model_executor/layers/fused_moe/layer.py", line 497, in apply\n'
+           + prefix + "    return self.quant_method.apply(\n")
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("platform") == "npu"
+    assert "triton-fused-moe-config-exceeds-smem" not in [f.rule_id for f in report.findings]

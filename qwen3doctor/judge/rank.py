@@ -142,7 +142,9 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     if any(ev.state == "unknown" for ev in rm.match) and not any(
             ev.state == "hit" and not ev.generic and ev.clause.rsplit(".", 1)[-1] in ("message", "exception") for ev in rm.match):
         # a clause it needs was cut off (the message, the deepest frames) and no telling message stands in for it:
-        # frames or lines on its path make a candidate, not a claim
+        # frames or lines on its path make a candidate, not a claim; one the log contradicts is no candidate at all
+        if misses:
+            return None
         confidence = "low"
     if confidence == "high" and (rule.status == "unconfirmed" or any(ev.subject == FRAGMENT for ev in rm.match)):
         confidence = "medium"  # an unconfirmed cause, or a message read from pasted lines without a crash line
