@@ -352,3 +352,33 @@ def test_a_frame_line_wrapped_after_its_line_number_keeps_its_function(catalog):
            "    assert x.dim() == 2\n"
            "AssertionError\n")
     assert own_crashes(diagnose_text(log, catalog))[0].functions == ("causal_conv1d_update",)
+
+
+def test_a_service_tag_with_a_colon_is_a_prefix(catalog):
+    log = records("[service]: (APIServer pid=7) ", "Traceback (most recent call last):",
+                  '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core_client.py", line 102, in make_async_mp_client',
+                  "    return AsyncMPClient(*client_args)",
+                  "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}")
+    report = diagnose_text(log, catalog)
+    assert report.crashes and report.crashes[0].functions == ("make_async_mp_client",)
+    assert report.crashes[0].process == "APIServer pid=7"
+
+
+def test_a_traceback_flattened_into_an_http_error_body_is_read(catalog):
+    body = ("worker error: {'error': {'traceback': Traceback (most recent call last): File \"/src/handler.py\", line 206, "
+            "in generate results = await f() File \"/src/engine.py\", line 88, in f return self.cfg['api'] "
+            "KeyError: 'api'}, status: 200}}\n")
+    crash = own_crashes(diagnose_text(body, catalog))[0]
+    assert crash.functions == ("generate", "f") and (crash.exception_type, crash.message) == ("KeyError", "'api'")
+
+
+def test_an_aborting_cpp_exception_keeps_the_thread_dump_that_follows(catalog):
+    log = ("terminate called after throwing an instance of 'xgrammar::LoggingError'\n"
+           "  what():  RecursionGuard: Maximum recursion depth exceeded.\n\n"
+           "Fatal Python error: Aborted\n\n"
+           "Thread 0x00007fe473fff640 (most recent call first):\n"
+           '  File "/usr/local/lib/python3.10/dist-packages/xgrammar/compiler.py", line 135 in compile_json_schema\n'
+           '  File "/sgl-workspace/sglang/python/sglang/srt/constrained/xgrammar_backend.py", line 182 in dispatch_json\n')
+    crash = diagnose_text(log, catalog).crash
+    assert crash.message.startswith("terminate called") and "RecursionGuard" in crash.message
+    assert crash.functions == ("dispatch_json", "compile_json_schema")

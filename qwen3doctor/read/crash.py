@@ -478,10 +478,15 @@ class CrashParser:
         message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
         frames = tuple(reversed(tb.frames)) if tb.reverse else tuple(tb.frames)
         if tb.reverse and not tb.exc_type:
-            # faulthandler's dump belongs to the fatal error printed just before it
+            # faulthandler's dump belongs to the fatal error printed just before it, and that to the uncaught C++
+            # exception that aborted the process (`terminate called after throwing ...` / `what(): ...`), if any
             last = self._last_crash_of(process)
             if last is not None and not last.frames and last.message.startswith("Fatal Python error"):
                 i = len(self._crashes) - 1 - self._crashes[::-1].index(last)
+                before = self._crashes[i - 1] if i > 0 else None
+                if before is not None and before.message.startswith("terminate called") and not before.frames \
+                        and before.process == last.process and last.line_no - before.last_line <= 3:
+                    i, last = i - 1, before
                 self._crashes[i] = replace(last, frames=frames, native=last.native + tuple(tb.native),
                                            last_line=max(last.last_line, tb.end))
                 return

@@ -13,9 +13,9 @@ import re
 PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(pattern)) for label, pattern in (
     ("loading the checkpoint (shard {done} of {total} loaded)",
      r"Loading (?:safetensors |pt |bin |gguf )?checkpoint shards:\s*\d+% Completed \| (?P<done>\d+)/(?P<total>\d+)"),
-    ("loading the model", r"Starting to load model |Load weight begin|Loading model weights|Loading weights with"),
+    ("loading the model", r"Starting to load model |Load weight begin|Loading model weights(?! took)|Loading weights with"),
     ("sizing the KV cache (profiling memory after the weights loaded)",
-     r"Loading weights took|Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
+     r"Loading (?:model )?weights took|Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
     ("compiling the model (torch.compile)", r"Compiling a graph for (?:dynamic|compile range)|Dynamo bytecode transform time"),
     ("capturing CUDA graphs",
      r"Capturing CUDA graph|Capturing cudagraphs|Capture cuda graph begin|Capture piecewise CUDA graph begin|"

@@ -16,6 +16,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("quote", r">\s?"),
     # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
     ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
+    # a supervisor's or a compose file's service tag with a colon: "[service]: ", "[vllm-0]: "
+    ("service-tag", r"\[[a-z][\w.-]{0,31}\]:\s"),
     # vllm-omni's pipeline stage: "[Stage-0] "
     ("omni-stage", r"\[(?P<proc>Stage-\d+)\]\s"),
     # `grep -n` and `grep -n` over several files: "1234:", "1234-", "server.log:1234:", "server.log:" (never a time)
@@ -214,6 +216,9 @@ def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, st
     ERROR ... [core.py:586] File "...", line 577, in run_engine_core ERROR ...`). A line holding FLAT_MIN_RECORDS or
     more record prefixes is cut before each of them; the pieces keep the line's number."""
     for n, t, why in lines:
+        if "Traceback (most recent call last): " in t and ' File "' in t and "\\n" not in t:
+            yield from ((n, piece, why) for piece in _flat_traceback(t))
+            continue
         if len(t) < FLAT_MIN_LENGTH or ("] " not in t and "pid=" not in t) or t.startswith('{"') or "\\n" in t:
             yield n, t, why  # a log shipper's JSON record, or a string with escaped line breaks, is split elsewhere
             continue
@@ -226,6 +231,32 @@ def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, st
             piece = t[a:b].rstrip()
             if piece:
                 yield n, piece, why
+
+
+# a traceback whose line breaks became spaces inside one line (an HTTP error body, a job status):
+# `traceback: Traceback (most recent call last): File "/src/handler.py", line 206, in generate results = await f() KeyError: 'api'`
+_FLAT_FRAME = re.compile(r'\s(?=File "[^"]+", line \d+)')
+_FLAT_EXC = re.compile(r"\s(?=(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?::\s|$))")
+
+
+def _flat_traceback(line: str) -> list[str]:
+    head, _, body = line.partition("Traceback (most recent call last): ")
+    pieces = [head + "Traceback (most recent call last):"] + _FLAT_FRAME.split(body)
+    last = list(_FLAT_EXC.finditer(pieces[-1]))
+    if len(pieces) > 1 and last:
+        cut = last[-1].start()
+        pieces[-1:] = [pieces[-1][:cut], _closed(pieces[-1][cut + 1:], head.count("{") - head.count("}"))]
+    return [p for p in pieces if p.strip()]
+
+
+def _closed(text: str, open_braces: int) -> str:
+    """The exception line without the rest of the JSON object the traceback sat in (`KeyError: 'api'}, status: 200}}`)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "{") - (ch == "}")
+        if open_braces > 0 and depth < 0:
+            return text[:i].rstrip(" ,")
+    return text
 
 
 def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
