@@ -213,3 +213,15 @@ def test_a_candidate_whose_deciding_clause_is_cut_and_whose_platform_is_contradi
     report = diagnose_text(log, catalog)
     assert report.environment.get("platform") == "npu"
     assert "triton-fused-moe-config-exceeds-smem" not in [f.rule_id for f in report.findings]
+
+
+def test_the_ascend_platform_line_alone_makes_no_candidate(catalog):
+    # every vllm-ascend log says its plugin is active: six Ascend rules had it as support and were listed for any cut
+    # Ascend traceback (held-out vllm-ascend#9007, #7160, #3971)
+    prefix = "(EngineCore_DP0 pid=88) ERROR 11-02 10:01:02 [core.py:708] "
+    log = ("INFO 11-02 10:00:01 [__init__.py:207] Platform plugin ascend is activated\n"
+           + prefix + "Traceback (most recent call last):\n"
+           + prefix + '  File "/vllm-workspace/vllm-ascend/vllm_ascend/worker/model_runner_v1.py", line 2210, in execute_model\n'
+           + prefix + "    hidden_states = self._generate_process_reqs_hidden_states(\n")
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("platform") == "npu" and not report.findings

@@ -55,6 +55,9 @@ GENERIC_FRAMES = SCAFFOLD_FRAMES + (
 ORDINARY_LINES = (
     "INFO 03-02 10:15:01 [__init__.py:241] Automatically detected platform cuda.",
     "INFO 03-02 10:15:01 [__init__.py:43] Available plugins for group vllm.platform_plugins:",
+    # what vllm-ascend prints on every start (a platform is a `when.platform` gate, not a sign of one cause)
+    "INFO 03-02 10:15:01 [__init__.py:207] Platform plugin ascend is activated",
+    "INFO 03-02 10:15:01 [importing.py:63] vllm_ascend: loaded torch_npu 2.5.1 for the NPU platform",
     "(APIServer pid=1) INFO 03-02 10:15:05 [api_server.py:1896] vLLM API server version 0.11.0",
     "(APIServer pid=1) INFO 03-02 10:15:05 [utils.py:328] non-default args: {'model': 'Qwen/Qwen3-8B'}",
     "(APIServer pid=1) INFO 03-02 10:15:12 [model.py:547] Resolved architecture: Qwen3ForCausalLM",
