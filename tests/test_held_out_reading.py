@@ -382,3 +382,17 @@ def test_an_aborting_cpp_exception_keeps_the_thread_dump_that_follows(catalog):
     crash = diagnose_text(log, catalog).crash
     assert crash.message.startswith("terminate called") and "RecursionGuard" in crash.message
     assert crash.functions == ("dispatch_json", "compile_json_schema")
+
+
+def test_the_error_tritons_compilation_error_quotes_is_part_of_its_message(catalog):
+    log = records("(Worker_TP1 pid=34514) ERROR 04-12 01:50:23 [multiproc_executor.py:971] ",
+                  "Traceback (most recent call last):",
+                  '  File "/x/triton/compiler/compiler.py", line 80, in make_ir',
+                  "    return ast_to_ttir(self.fn, self, context=context, options=options)",
+                  "triton.compiler.errors.CompilationError: at 1:0:",
+                  "def _w8a8_triton_block_scaled_mm(",
+                  "^",
+                  "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")")
+    crashes = own_crashes(diagnose_text(log, catalog))
+    assert len(crashes) == 1 and crashes[0].exception_type == "triton.compiler.errors.CompilationError"
+    assert "type fp8e4nv not supported in this architecture" in crashes[0].message

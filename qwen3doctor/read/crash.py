@@ -338,7 +338,9 @@ class CrashParser:
         if tb is not None:
             if tb.done:
                 e = _EXC.match(stripped)
-                new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None) or (
+                # (`ValueError("...")` under a message is its text: Triton's CompilationError quotes the error it hit)
+                new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None
+                             and not stripped[len(e.group("type")):].startswith("(")) or (
                     WRAPPER_PATTERNS.search(stripped) or CONSEQUENCE_PATTERNS.search(stripped)
                     or (not tb.frames and _STANDALONE.search(stripped) and not stripped.startswith("what():"))
                 )
