@@ -396,3 +396,13 @@ def test_the_error_tritons_compilation_error_quotes_is_part_of_its_message(catal
     crashes = own_crashes(diagnose_text(log, catalog))
     assert len(crashes) == 1 and crashes[0].exception_type == "triton.compiler.errors.CompilationError"
     assert "type fp8e4nv not supported in this architecture" in crashes[0].message
+
+
+def test_a_cann_record_without_a_colon_is_an_npu_crash_with_its_next_step(catalog):
+    line = ("(Worker_TP3 pid=26762) ERROR 06-23 17:20:43 [multiproc_executor.py:962] E39999[PID: 26762] "
+            "2026-06-23-17:20:43.940.189 (E39999):  Kernel task happen error, retCode=0x2a, [aicpu exception]."
+            "[FUNC:PreCheckTaskErr][FILE:davinci_kernel_task.cc][LINE:1516]\n")
+    report = diagnose_text(line, catalog)
+    assert report.crash.message == "E39999: Kernel task happen error, retCode=0x2a, [aicpu exception]"
+    assert report.environment.get("platform") == "npu"
+    assert "ASCEND_LAUNCH_BLOCKING=1" in report.next_steps[0] and any("npu-smi" in s for s in report.next_steps)

@@ -100,6 +100,11 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
                      "TP0 scheduler process, down to its last line (the exception)")
         tip = " If the console cut it, rerun with `2>&1 | tee server.log` and paste from the file."
         return [f"The log holds only a wrapper error (“{said}”): paste {where}.{tip}"]
+    if not findings and not primary.frames and _CANN_RECORD.match(primary.message):
+        return ["The log holds the NPU runtime's (CANN) error record but not the Python side: rerun with "
+                "`ASCEND_LAUNCH_BLOCKING=1` so the traceback stops at the operator that failed (slower; for the "
+                "diagnosis only), and paste that traceback with the CANN lines around it (the full record is in the "
+                "plog files under `~/ascend/log/`)."]
     if not findings and _CANN_ABOVE.search(f"{primary.exception_type or ''}: {primary.message}"):
         return ["The NPU error is reported above this line: paste the CANN lines printed before it (error codes such as "
                 "`EZ9999` / `EE9999` / `EL0004`, `call aclnn... failed`, `Inner Error!`), and rerun with "
@@ -116,6 +121,8 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
     return []
 
 
+# a CANN error record read as the crash (`E39999: Kernel task happen error, retCode=0x2a, [aicpu exception]`)
+_CANN_RECORD = re.compile(r"E[A-Z0-9]\d{4}: ")
 # torch_npu's wrapper around an operator error whose detail CANN printed before it
 _CANN_ABOVE = re.compile(r"Inner error is reported as above|PTA call acl api failed|the stacktrace may be inaccurate|"
                          r"NPU function error: .*error code is \d+")

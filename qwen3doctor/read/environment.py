@@ -28,7 +28,7 @@ _QUICK_WORDS = tuple(
         "capability", "rtx", "instinct", "mi300", "mi250", "mi325", "mi355", "ascend", "nccl", "forcausallm",
         "forconditionalgeneration", "speculative", "enforce", "eager", "--", "pip", "==", "nvcc", "driver", "image",
         "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
-        "platform", "█", "sigquit", "scheduler hit", "linearmethod", "npu", "cann",
+        "platform", "█", "sigquit", "scheduler hit", "linearmethod", "npu", "cann", "[pid: ", "aicpu", "aicore",
     )
 )
 
@@ -390,7 +390,7 @@ class EnvCollector:
             self.put("platform", {"ascend": "npu", "npu": "npu"}.get(name, name), "log: platform line", P_STARTUP)
         elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d", text):
             self.put("platform", "rocm", "log", P_HINT)
-        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b", text):
+        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b|^E[A-Z0-9]\d{4}(?::|\[PID)", text):
             self.put("platform", "npu", "log", P_HINT)
 
     def _gpu_seen(self, name: str) -> None:
