@@ -92,7 +92,8 @@ def test_lines_read_counts_every_line_read_and_blank_lines_first_are_not_an_empt
 def test_an_upgrade_fix_names_the_engine_its_fixed_version_belongs_to(catalog):
     from qwen3doctor.judge.pipeline import Overrides
 
-    log = (EXAMPLES / "vllm" / "eagle3-interface-unsupported-model--vllm-25134.log").read_text(encoding="utf-8")
+    # the full log (the rule's own message is there, so the engine the user claims only lowers it)
+    log = (EXAMPLES / "vllm" / "eagle3-interface-unsupported-model--qwen3-30b-a3b-0.10.2-full.log").read_text(encoding="utf-8")
     report = diagnose_text(log, catalog, overrides=Overrides(options={"engine": "sglang"}))
     finding = next(f for f in report.findings if f.rule_id.startswith("eagle3-interface-unsupported-model"))
     rule = catalog.rules[finding.rule_id]
