@@ -406,3 +406,42 @@ def test_a_cann_record_without_a_colon_is_an_npu_crash_with_its_next_step(catalo
     assert report.crash.message == "E39999: Kernel task happen error, retCode=0x2a, [aicpu exception]"
     assert report.environment.get("platform") == "npu"
     assert "ASCEND_LAUNCH_BLOCKING=1" in report.next_steps[0] and any("npu-smi" in s for s in report.next_steps)
+
+
+def test_second_reading_hunt_paste_forms(catalog):
+    # colour codes whose ESC byte a web page dropped
+    tag = "[1;36m(EngineCore_0 pid=399)[0;0m ERROR 09-11 06:29:59 [core.py:702] "
+    log = records(tag, "Traceback (most recent call last):", '  File "/u/vllm/v1/engine/core.py", line 274, in step',
+                  "    x()", "RuntimeError: boom") + "[1;36m(APIServer pid=1)[0;0m INFO:     Shutting down\n"
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert (crash.process, crash.message, crash.functions) == ("EngineCore_0 pid=399", "boom", ("step",))
+    # journald in a Chinese locale
+    zh = records("6月 10 16:45:05 host bash[107468]: ", "Traceback (most recent call last):",
+                 '  File "/h/site-packages/vllm/worker/model_runner.py", line 738, in execute_model',
+                 "    output = self.model.sample(", "RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert own_crashes(diagnose_text(zh, catalog))[0].functions == ("execute_model",)
+    # a tmux copy padded to the window's width
+    padded = "".join(f"{line:<100}\n" for line in (
+        "Traceback (most recent call last):", '  File "/u/vllm/a.py", line 54, in g', "    h()", "RuntimeError: boom"))
+    crash = own_crashes(diagnose_text(padded, catalog))[0]
+    assert (crash.exception_type, crash.message, crash.functions) == ("RuntimeError", "boom", ("g",))
+    # vLLM V0 logs the message, then its traceback
+    v0 = records("ERROR 06-04 22:38:36 [engine.py:458] ", "CUDA error: no kernel image is available for execution on the device",
+                 "Traceback (most recent call last):",
+                 '  File "/u/vllm/engine/multiprocessing/engine.py", line 446, in run_mp_engine',
+                 "    engine = MQLLMEngine.from_vllm_config(")
+    [crash] = own_crashes(diagnose_text(v0, catalog))
+    assert crash.message.startswith("CUDA error: no kernel image") and crash.functions == ("run_mp_engine",)
+
+
+def test_second_reading_hunt_environment_facts(catalog):
+    env = diagnose_text("sglang: 0.5.2rc1\nvllm: 0.6.7.dev2+g113274a0.rocm630\nRuntimeError: x\n", catalog).environment
+    assert (env.get("engine"), env.get("engine_version")) == ("sglang", "0.5.2rc1")  # check_env lists vllm as a package
+    frame = '  File "C:\\\\work\\\\site-packages\\\\vllm\\\\compilation\\\\decorators.py", line 234, in f\n    x()\nRuntimeError: boom\n'
+    assert diagnose_text(frame.replace("\\\\", "\\"), catalog).environment.get("engine") == "vllm"
+    loaded = "INFO 05-02 10:00:00 [gpu_model_runner.py:2602] Starting to load model /data/Qwen3VL_8B_Instruct...\nRuntimeError: x\n"
+    assert diagnose_text(loaded, catalog).environment.get("family") == "qwen3-vl"
+    kv = records("(E pid=7) ERROR 09-08 09:02:44 [core.py:718] ", "Traceback (most recent call last):",
+                 '  File "/u/vllm_ascend/worker/model_runner_v1.py", line 3045, in initialize_kv_cache_tensors',
+                 "    v = f()", "RuntimeError: boom")
+    assert diagnose_text(kv, catalog).crash.during.startswith("sizing the KV cache")

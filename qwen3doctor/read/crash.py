@@ -494,6 +494,16 @@ class CrashParser:
                 self._crashes[i] = replace(last, frames=frames, native=last.native + tuple(tb.native),
                                            last_line=max(last.last_line, tb.end))
                 return
+        if tb.headed and tb.frames and not tb.exc_type and not message:
+            # vLLM V0 logs the exception's message, then its traceback (`logger.exception`): a traceback cut before
+            # its exception line, right under a crash line of the same process, is that crash's
+            last = self._last_crash_of(process)
+            if last is not None and not last.frames and last.said and last.last_line == tb.line_no - 1 \
+                    and role_of(last) == "cause":  # (not a wrapper's line: `WorkerProc hit an exception.` heads its own)
+                i = len(self._crashes) - 1 - self._crashes[::-1].index(last)
+                self._crashes[i] = replace(last, frames=tuple(tb.frames), native=last.native + tuple(tb.native),
+                                           last_line=tb.end)
+                return
         crash = Crash(
             crash_class=classify(tb.exc_type, message),
             exception_type=tb.exc_type,

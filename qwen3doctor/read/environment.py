@@ -84,7 +84,7 @@ _YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*
 # suffixes make a model class is vocab.family_of_class's to say
 _QWEN_CLASS = re.compile(r"\bQwen3\w+")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
-_MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?-\d+(?:\.\d+)?B[\w.-]*|Qwen/Qwen3[\w.-]+)", re.I)
+_MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
@@ -127,6 +127,9 @@ _BASE_OF = {
     "qwen3_next": ("qwen3_5", "qwen3_5_moe", "qwen3_5_mtp", "qwen3_next_mtp"), "qwen3": ("qwen3_vl",),
     "qwen3_moe": ("qwen3_vl_moe", "qwen3_omni_moe_thinker", "qwen3_omni_moe"), "qwen3_vl": ("qwen3_vl_moe",),
 }
+# vLLM's own modules in a frame or a logger name (`/vllm/worker/`, `\vllm\model_executor\`, `vllm.v1.engine.core_client`)
+_VLLM_MODULE = re.compile(r"[/\\.]vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
+                          r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
 # SGLang's own messages: its launcher's note on a dead child
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
@@ -309,7 +312,7 @@ class EnvCollector:
         # of which engine wrote the log; the engine's own imports and modules are
         if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text or _SGLANG_OWN.search(text):
             self.vote_engine("sglang")
-        if "vllm/v1/" in text or "vllm/entrypoints/" in text or "vllm.v1." in text or "vllm/model_executor/" in text:
+        if "vllm" in text and _VLLM_MODULE.search(text):
             self.vote_engine("vllm")
 
     def _packages(self, text: str) -> None:
@@ -327,7 +330,8 @@ class EnvCollector:
                 if version:
                     self.put(fact, version, "log: environment listing", P_LISTING)
                     if fact in ("vllm", "sglang"):
-                        self.vote_engine(fact, 2)
+                        # SGLang's check_env lists vllm among its optional packages; vLLM's listing never names SGLang
+                        self.vote_engine(fact, 3 if fact == "sglang" else 2)
                     return
         nv = _NVCC.search(text)
         if nv:
@@ -498,7 +502,8 @@ _SGLANG_DEFAULT_VALUES = {
 # key, most of them not a flag by that name (max_seq_len, device_config, served_model_name ...)
 _VLLM_DEFAULT_VALUES = {
     "tokenizer_mode": "auto", "load_format": "auto", "kv_cache_dtype": "auto", "tensor_parallel_size": "1",
-    "pipeline_parallel_size": "1", "data_parallel_size": "1", "seed": "0",
+    "pipeline_parallel_size": "1", "data_parallel_size": "1", "seed": "0", "decode_context_parallel_size": "1",
+    "prefill_context_parallel_size": "1", "dcp_comm_backend": None, "cp_kv_cache_interleave_size": None,
     **dict.fromkeys((
         "model", "tokenizer", "revision", "tokenizer_revision", "dtype", "max_seq_len", "download_dir", "device_config",
         "served_model_name", "decoding_config", "structured_outputs_config", "observability_config", "pooler_config",

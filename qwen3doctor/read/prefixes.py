@@ -27,7 +27,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # "date time - " forms too
     ("timestamp", rf"{_TS}(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
     # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
-    ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
+    ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|\d{1,2}月) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
     # Python logging's default format after its timestamp: "gpustack.worker.backends.vllm - ERROR - "
     ("pylog", r"(?:[\w.]+ - )?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - "),
     # a launcher's rank tag: "[1/8,TP1][pid=5510] "
@@ -52,7 +52,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
 _QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):"
-                    r"|^[A-S][a-u][b-y] [ \d]\d \d\d:")
+                    r"|^[A-S][a-u][b-y] [ \d]\d \d\d:|^\d{1,2}月 ")
 
 
 def peel(line: str) -> tuple[str | None, str]:
@@ -269,6 +269,10 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
     head, _ = _head(it, 4 * DEDENT_SAMPLE)
     width = max((len(t) for _, t, _ in head), default=0)
     full = [i for i, (_, t, _) in enumerate(head) if len(t) == width]
+    if len(full) >= UNWRAP_MIN_CUT and 2 * sum(1 for i in full if head[i][1].endswith("  ")) > len(full):
+        # a tmux or terminal copy that pads every line to the window's width: the padding goes, nothing is joined
+        yield from ((n, t.rstrip(" ") if t.endswith("  ") else t, why) for n, t, why in _chain(head, it))
+        return
     # a cut: the next line goes on mid-text (not indented, not a new record starting like the wide one); lines that
     # merely share a length (one prefix, similar frames) are followed by new records
     cuts = sum(1 for i in full if i + 1 < len(head) and head[i + 1][0] == head[i][0] + 1 and _goes_on(head[i][1], head[i + 1][1]))
