@@ -261,3 +261,17 @@ def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     cached = env_of("INFO 05-02 10:00:00 [__init__.py:1] model   "
                     "/home/u/.cache/huggingface/hub/models--Qwen--Qwen3-0.6B/snapshots/9f2a1c0/")
     assert cached.get("model_mention") == "Qwen/Qwen3-0.6B" and cached.get("family") == "qwen3"
+
+
+def test_a_serve_command_wrapped_inside_a_flag_or_a_name_is_joined(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    wrapped = ("vllm serve /m/Qwen3-Coder-Next/ --tensor-parallel-size 4 --enable-auto-tool-c\n"
+               "hoice --tool-call-parser qwen3_coder --gpu-memory-utilization 0.8\nRuntimeError: x\n")
+    env = diagnose_text(wrapped, catalog).environment
+    assert {"--enable-auto-tool-choice", "--tool-call-parser", "--gpu-memory-utilization"} <= env.flags
+    named = "cmd: vllm serve Qwen3-Omni-30B-A3B-Instruct-Clean-\nOrigin_step1000 --host :: --port 10702\nRuntimeError: x\n"
+    assert diagnose_text(named, catalog).environment.get("model") == "Qwen3-Omni-30B-A3B-Instruct-Clean-Origin_step1000"
+    # a whole flag at the end of a line is not glued to the next line's first word
+    whole = "vllm serve Qwen/Qwen3-8B --enforce-eager\nfoo --x\nRuntimeError: x\n"
+    assert diagnose_text(whole, catalog).environment.get("serve_command") == "vllm serve Qwen/Qwen3-8B --enforce-eager"

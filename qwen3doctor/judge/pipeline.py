@@ -12,7 +12,7 @@ from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_lite
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import PHASES, phase_of, phase_of_frames, stopped_in
-from ..read.prefixes import dedented, oldest_first, peel_record, record_lines, unflattened, unwrapped
+from ..read.prefixes import dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -44,7 +44,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     kept_tail: list[str] = []
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
     quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
-    for line_no, line, why in dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter))))):
+    for line_no, line, why in rejoined_commands(dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter)))))):
         if line.startswith("```"):
             continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
         pieces = record_lines(line) if line.startswith('{"') else None

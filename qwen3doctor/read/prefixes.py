@@ -259,6 +259,48 @@ def _closed(text: str, open_braces: int) -> str:
     return text
 
 
+# a serve command a web page wrapped inside a word: `... --enable-auto-tool-c` / `hoice --tool-call-parser qwen3_coder`
+_COMMAND_LINE = re.compile(r"(?:vllm\s+serve|sglang\s+serve|launch_server|api_server)\b.*\s(?P<last>-{1,2}[\w-]+|\S*-)$")
+_WORD_REST = re.compile(r"^(?P<rest>[\w.-]+)(?=\s+-{1,2}\w|\s*$)")
+
+
+def rejoined_commands(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, why) with a serve command that a web page wrapped inside a flag or a model name joined
+    again: only when the halves make a flag some release of the engine accepts (`--enable-auto-tool-c` + `hoice`),
+    or a name whose first half ends in a hyphen (`...-Clean-` + `Origin_step1000`)."""
+    held: tuple[int, str, int] | None = None
+    for n, t, why in lines:
+        if held is not None:
+            hn, ht, hwhy = held
+            held = None
+            rest = _WORD_REST.match(t)
+            if rest and _joins(ht, rest.group("rest")):
+                yield hn, ht + t, hwhy
+                continue
+            yield hn, ht, hwhy
+        if ("serve" in t or "launch_server" in t or "api_server" in t) and not t.endswith("\\") \
+                and _COMMAND_LINE.search(t):
+            held = (n, t, why)
+            continue
+        yield n, t, why
+    if held is not None:
+        yield held
+
+
+def _joins(line: str, rest: str) -> bool:
+    last = _COMMAND_LINE.search(line).group("last")
+    if not last.startswith("-"):
+        return True  # a model name or path cut after a hyphen
+    from ..knowledge.releases import available, table
+
+    if not available():
+        return False
+    engine = "sglang" if "sglang" in line or "launch_server" in line else "vllm"
+    flags = table(engine, "flags")
+    whole = last + rest
+    return flags is not None and whole in flags.facts and last not in flags.facts
+
+
 def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
     """(line number, text, why) with a terminal's hard wraps undone: a log copied from a terminal window (or a
     console that folds at a fixed width) has every long line cut into pieces exactly as wide as the window,
