@@ -44,7 +44,8 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     kept_tail: list[str] = []
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
     quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
-    for line_no, line, why in rejoined_commands(dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter)))))):
+    lines = dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter)))))
+    for line_no, line, why in rejoined_commands(lines, _known_flag):
         if line.startswith("```"):
             continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
         pieces = record_lines(line) if line.startswith('{"') else None
@@ -100,6 +101,14 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
 
 
 MAX_PHASES = 4096  # a restart loop logs its start-up again and again: the oldest half goes
+
+
+def _known_flag(engine: str, flag: str) -> bool:
+    """A flag some indexed release of the engine accepts (the release index is read only for a wrapped command)."""
+    from ..knowledge.releases import available, table
+
+    flags = table(engine, "flags") if available() else None
+    return flags is not None and flag in flags.facts
 
 
 def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:

@@ -5,7 +5,7 @@ Each entry: (name, pattern). A pattern's `proc` group, when present, names the p
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import re
 
@@ -264,17 +264,18 @@ _COMMAND_LINE = re.compile(r"(?:vllm\s+serve|sglang\s+serve|launch_server|api_se
 _WORD_REST = re.compile(r"^(?P<rest>[\w.-]+)(?=\s+-{1,2}\w|\s*$)")
 
 
-def rejoined_commands(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
+def rejoined_commands(lines: Iterable[tuple[int, str, int]],
+                      known_flag: Callable[[str, str], bool]) -> Iterator[tuple[int, str, int]]:
     """(line number, text, why) with a serve command that a web page wrapped inside a flag or a model name joined
-    again: only when the halves make a flag some release of the engine accepts (`--enable-auto-tool-c` + `hoice`),
-    or a name whose first half ends in a hyphen (`...-Clean-` + `Origin_step1000`)."""
+    again: only when the halves make a flag some release of the engine accepts (`known_flag(engine, flag)`:
+    `--enable-auto-tool-c` + `hoice`), or a name whose first half ends in a hyphen (`...-Clean-` + `Origin_step1000`)."""
     held: tuple[int, str, int] | None = None
     for n, t, why in lines:
         if held is not None:
             hn, ht, hwhy = held
             held = None
             rest = _WORD_REST.match(t)
-            if rest and _joins(ht, rest.group("rest")):
+            if rest and _joins(ht, rest.group("rest"), known_flag):
                 yield hn, ht + t, hwhy
                 continue
             yield hn, ht, hwhy
@@ -287,18 +288,12 @@ def rejoined_commands(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[i
         yield held
 
 
-def _joins(line: str, rest: str) -> bool:
+def _joins(line: str, rest: str, known_flag: Callable[[str, str], bool]) -> bool:
     last = _COMMAND_LINE.search(line).group("last")
     if not last.startswith("-"):
         return True  # a model name or path cut after a hyphen
-    from ..knowledge.releases import available, table
-
-    if not available():
-        return False
     engine = "sglang" if "sglang" in line or "launch_server" in line else "vllm"
-    flags = table(engine, "flags")
-    whole = last + rest
-    return flags is not None and whole in flags.facts and last not in flags.facts
+    return known_flag(engine, last + rest) and not known_flag(engine, last)
 
 
 def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
