@@ -202,14 +202,18 @@ def test_a_telling_message_stands_in_for_frames_a_paste_cut_off(catalog):
     assert top.rule_id == "ascend-mamba-postprocess-kernel-signature-drift" and top.confidence != "low"
 
 
+def _cut_ascend_traceback(frame: str, code: str) -> str:
+    """A vllm-ascend start-up line, then an engine-core traceback cut after one frame."""
+    prefix = "(EngineCore_DP0 pid=88) ERROR 11-02 10:01:02 [core.py:708] "
+    return ("INFO 11-02 10:00:01 [__init__.py:207] Platform plugin ascend is activated\n"
+            + f"{prefix}Traceback (most recent call last):\n{prefix}  {frame}\n{prefix}    {code}\n")
+
+
 def test_a_candidate_whose_deciding_clause_is_cut_and_whose_platform_is_contradicted_is_dropped(catalog):
     # a cut vllm-ascend traceback through the fused-MoE layer: the Triton shared-memory rule (a GPU's limit) has
     # only that path line, and the NPU platform contradicts it (held-out vllm-ascend#3971)
-    prefix = "(EngineCore_DP0 pid=88) ERROR 11-02 10:01:02 [core.py:708] "
-    log = ("INFO 11-02 10:00:01 [__init__.py:30] Platform plugin ascend is activated\n"
-           + prefix + "Traceback (most recent call last):\n"
-           + prefix + '  File "/vllm-workspace/vllm/vllm/model_executor/layers/fused_moe/layer.py", line 497, in apply\n'
-           + prefix + "    return self.quant_method.apply(\n")
+    log = _cut_ascend_traceback('File "/vllm-workspace/vllm/vllm/model_executor/layers/fused_moe/layer.py", line 497, in apply',
+                                "return self.quant_method.apply(")
     report = diagnose_text(log, catalog)
     assert report.environment.get("platform") == "npu"
     assert "triton-fused-moe-config-exceeds-smem" not in [f.rule_id for f in report.findings]
@@ -218,11 +222,9 @@ def test_a_candidate_whose_deciding_clause_is_cut_and_whose_platform_is_contradi
 def test_the_ascend_platform_line_alone_makes_no_candidate(catalog):
     # every vllm-ascend log says its plugin is active: six Ascend rules had it as support and were listed for any cut
     # Ascend traceback (held-out vllm-ascend#9007, #7160, #3971)
-    prefix = "(EngineCore_DP0 pid=88) ERROR 11-02 10:01:02 [core.py:708] "
-    log = ("INFO 11-02 10:00:01 [__init__.py:207] Platform plugin ascend is activated\n"
-           + prefix + "Traceback (most recent call last):\n"
-           + prefix + '  File "/vllm-workspace/vllm-ascend/vllm_ascend/worker/model_runner_v1.py", line 2210, in execute_model\n'
-           + prefix + "    hidden_states = self._generate_process_reqs_hidden_states(\n")
+    log = _cut_ascend_traceback(
+        'File "/vllm-workspace/vllm-ascend/vllm_ascend/worker/model_runner_v1.py", line 2210, in execute_model',
+        "hidden_states = self._generate_process_reqs_hidden_states(")
     report = diagnose_text(log, catalog)
     assert report.environment.get("platform") == "npu"
     assert not [f.rule_id for f in report.findings if f.rule_id.startswith("ascend")]
