@@ -16,6 +16,7 @@ import re
 
 
 from ..model import Environment, Evidence, Finding, Scan
+from ..read.crash import CANN_RECORD
 
 BY_CLASS = {
     "illegal-memory-access": [
@@ -100,7 +101,7 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
                      "TP0 scheduler process, down to its last line (the exception)")
         tip = " If the console cut it, rerun with `2>&1 | tee server.log` and paste from the file."
         return [f"The log holds only a wrapper error (“{said}”): paste {where}.{tip}"]
-    if not findings and not primary.frames and _CANN_RECORD.match(primary.message):
+    if not findings and not primary.frames and CANN_RECORD.match(primary.message):
         return ["The log holds the NPU runtime's (CANN) error record but not the Python side: rerun with "
                 "`ASCEND_LAUNCH_BLOCKING=1` so the traceback stops at the operator that failed (slower; for the "
                 "diagnosis only), and paste that traceback with the CANN lines around it (the full record is in the "
@@ -121,8 +122,6 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
     return []
 
 
-# a CANN error record read as the crash (`E39999: Kernel task happen error, retCode=0x2a, [aicpu exception]`)
-_CANN_RECORD = re.compile(r"E[A-Z0-9]\d{4}: ")
 # torch_npu's wrapper around an operator error whose detail CANN printed before it
 _CANN_ABOVE = re.compile(r"Inner error is reported as above|PTA call acl api failed|the stacktrace may be inaccurate|"
                          r"NPU function error: .*error code is \d+")

@@ -97,6 +97,10 @@ _CHAIN = re.compile(
     r"The above exception was the direct cause of the following exception"
 )
 
+# a CANN (Ascend runtime) error record: `EH9999: ...`, `E39999[PID: 26762] ... (E39999): ...`
+CANN_CODE = r"E[A-Z0-9]\d{4}"
+CANN_RECORD = re.compile(rf"{CANN_CODE}(?:: |\[PID)")
+
 # Crash lines that need no traceback around them.
 # a device or collective error line, alone or after a wrapper's phrase on the same line
 _DEVICE_ERROR = r"CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NCCL error.*"
@@ -117,7 +121,7 @@ _STANDALONE = re.compile(
     r"Process group watchdog thread terminated with exception: .+|"
     # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line), and a CANN error
     # record (`EH9999: [PID: 56178] ... failed, runtime result = 507018.[FUNC:ReportCallError][FILE:...]`)
-    r"The error from device\(chipId:\d+.*|(?<![\w-])E[A-Z0-9]\d{4}(?:: |\[PID: ).+|"
+    rf"The error from device\(chipId:\d+.*|(?<![\w-]){CANN_CODE}(?:: |\[PID: ).+|"
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
     r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
@@ -129,7 +133,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    r"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^E[A-Z0-9]\d{4}(?:: |\[PID)"
+    rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)"
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -172,8 +176,7 @@ _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
 
 # a CANN error record, and what it carries besides the error: `[PID: 56178] 2025-07-30-06:16:22.730.302 `,
 # `[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]`
-_CANN = re.compile(r"E[A-Z0-9]\d{4}(?:: |\[PID)")
-_CANN_NOISE = re.compile(r"(?<=: )\[PID: \d+\] [\d:.-]+ |(?<=\d)\[PID: \d+\] [\d:.-]+ \(E[A-Z0-9]\d{4}\):\s*|"
+_CANN_NOISE = re.compile(rf"(?<=: )\[PID: \d+\] [\d:.-]+ |(?<=\d)\[PID: \d+\] [\d:.-]+ \({CANN_CODE}\):\s*|"
                          r"\.?(?:\[(?:FUNC|FILE|LINE):[^\]]*\])+\s*$")
 # log levels of a record that reports what it caught and went on
 QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
@@ -427,9 +430,9 @@ class CrashParser:
                 self._record(line_no, process, text)
             return
         body = m.group("m")
-        if _CANN.match(body):
+        if CANN_RECORD.match(body):
             # the code and what failed, without its pid, time and source location: `E39999: Kernel task happen error`
-            body = re.sub(r"^(E[A-Z0-9]\d{4})(?!:)", r"\1: ", _CANN_NOISE.sub("", body))
+            body = re.sub(rf"^({CANN_CODE})(?!:)", r"\1: ", _CANN_NOISE.sub("", body))
         e = _EXC.match(body)
         if e and is_exception_type(e.group("type")) and (e.group("msg") is not None or body == e.group("type")):
             exc_type, message = e.group("type"), (e.group("msg") or "")

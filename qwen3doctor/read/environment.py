@@ -16,6 +16,7 @@ from .. import vocab
 from ..model import Environment, Fact
 from ..versions import clean_version, parse_version
 from .command import read_command
+from .crash import CANN_RECORD
 
 # how much a source is trusted, per kind of line
 P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
@@ -394,7 +395,7 @@ class EnvCollector:
             self.put("platform", {"ascend": "npu", "npu": "npu"}.get(name, name), "log: platform line", P_STARTUP)
         elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d", text):
             self.put("platform", "rocm", "log", P_HINT)
-        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b|^E[A-Z0-9]\d{4}(?::|\[PID)", text):
+        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b", text) or CANN_RECORD.match(text):
             self.put("platform", "npu", "log", P_HINT)
 
     def _gpu_seen(self, name: str) -> None:
