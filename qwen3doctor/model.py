@@ -15,6 +15,11 @@ class Frame:
     line: int | None
     function: str
 
+    @property
+    def location(self) -> str:
+        """`gpu_worker.py:290`, or the file alone when its line number is not known."""
+        return self.file.rsplit("/", 1)[-1] + (f":{self.line}" if self.line is not None else "")
+
 
 @dataclass(frozen=True)
 class Crash:

@@ -83,3 +83,12 @@ def test_a_traceback_alone_is_placed_by_the_engine_steps_it_passes(catalog):
     # a phase line says it was loading; the frames show a later step: the frames win
     loading = "INFO 05-02 09:59:00 [gpu_model_runner.py:1595] Starting to load model Qwen/Qwen3-8B...\n"
     assert diagnose_text(loading + capture, catalog).crash.during == "capturing CUDA graphs"
+
+
+def test_a_capture_crash_after_the_kv_pool_line_is_placed_by_its_frames(catalog):
+    # SGLang allocates its KV pool, then captures: frames through the capture are a later step than that line
+    prefix = "[2025-12-01 01:07:30 TP0] "
+    log = SGLANG_START + prefix + "Scheduler hit an exception: Traceback (most recent call last):\n" + "".join(
+        f'  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line {n}, in {fn}\n    x()\n'
+        for n, fn in ((387, "__init__"), (492, "capture"), (654, "capture_one_batch_size"))) + "RuntimeError: boom\n"
+    assert diagnose_text(log, catalog).crash.during == "capturing CUDA graphs"

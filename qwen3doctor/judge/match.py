@@ -135,7 +135,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             for frame in reversed(crash.frames + crash.native):
                 for pat, src in candidates(clause, frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
-                        loc = (frame.file.rsplit('/', 1)[-1] + (f":{frame.line}" if frame.line is not None else "")) if frame.file else "native"
+                        loc = frame.location if frame.file else "native"
                         return _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src,
                                     frame.function)
         complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]

@@ -11,7 +11,7 @@ from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, p
 from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
-from ..read.phases import PHASES, phase_of, phase_of_frames, stopped_in
+from ..read.phases import later, phase_of, phase_of_frames, stopped_in
 from ..read.prefixes import dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
@@ -105,10 +105,10 @@ MAX_PHASES = 4096  # a restart loop logs its start-up again and again: the oldes
 
 def _known_flag(engine: str, flag: str) -> bool:
     """A flag some indexed release of the engine accepts (the release index is read only for a wrapped command)."""
-    from ..knowledge.releases import available, table
+    from ..knowledge.releases import available, flag_key, table
 
     flags = table(engine, "flags") if available() else None
-    return flags is not None and flag in flags.facts
+    return flags is not None and flag_key(engine, flag) in flags.facts
 
 
 def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:
@@ -124,14 +124,8 @@ def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:
     out = []
     for c in crashes:
         i = bisect.bisect_left(starts, c.line_no) - 1
-        out.append(replace(c, during=phases[i][1]) if i >= 0 and not _deeper(c.during, phases[i][1]) else c)
+        out.append(replace(c, during=phases[i][1]) if i >= 0 and not later(c.during, phases[i][1]) else c)
     return out
-
-
-def _deeper(from_frames: str, from_lines: str) -> bool:
-    """The frames name a later start-up step than the last phase line did (a capture after 'Loading weights took')."""
-    order = [label for label, _ in PHASES]
-    return bool(from_frames) and from_frames in order and from_lines in order and order.index(from_frames) > order.index(from_lines)
 
 
 def literal_index_for(catalog: Catalog) -> LiteralIndex:

@@ -9,31 +9,35 @@ from __future__ import annotations
 
 import re
 
-# (label, pattern); the label may name groups of the match
+LOADING = "loading the model"
+SIZING = "sizing the KV cache (profiling memory after the weights loaded)"
+CAPTURING = "capturing CUDA graphs"
+SERVING = "serving requests (start-up had finished)"
+# (label, pattern), in the order a start-up goes through them; the label may name groups of the match
 PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(pattern)) for label, pattern in (
     ("loading the checkpoint (shard {done} of {total} loaded)",
      r"Loading (?:safetensors |pt |bin |gguf )?checkpoint shards:\s*\d+% Completed \| (?P<done>\d+)/(?P<total>\d+)"),
-    ("loading the model", r"Starting to load model |Load weight begin|Loading model weights(?! took)|Loading weights with"),
-    ("sizing the KV cache (profiling memory after the weights loaded)",
+    (LOADING, r"Starting to load model |Load weight begin|Loading model weights(?! took)|Loading weights with"),
+    (SIZING,
      r"Loading (?:model )?weights took|Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
     ("compiling the model (torch.compile)", r"Compiling a graph for (?:dynamic|compile range)|Dynamo bytecode transform time"),
-    ("capturing CUDA graphs",
-     r"Capturing CUDA graph|Capturing cudagraphs|Capture cuda graph begin|Capture piecewise CUDA graph begin|"
-     r"Capturing batches \(|Capture npu graph begin"),
     ("setting up the KV cache and attention (before CUDA graph capture)",
      r"KV Cache is allocated|Memory pool end\b|GPU KV cache size:"),
+    (CAPTURING,
+     r"Capturing CUDA graph|Capturing cudagraphs|Capture cuda graph begin|Capture piecewise CUDA graph begin|"
+     r"Capturing batches \(|Capture npu graph begin"),
     ("warming up after CUDA graph capture", r"Graph capturing finished|Capture cuda graph end"),
-    ("serving requests (start-up had finished)",
+    (SERVING,
      r"Application startup complete|The server is fired up and ready to roll|Uvicorn running on|"
      r"\"(?:POST|GET) /v1/\S+ HTTP/1\.1\" \d{3}|\] (?:Prefill|Decode) batch[.,]|Avg prompt throughput:"),
 ))
+_ORDER = {label: i for i, (label, _) in enumerate(PHASES)}
 _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model )?weights|Model loading took|Memory profiling|"
                     r"determine_available|Compiling a graph|Dynamo bytecode|[Cc]apturing|Capture |Graph capturing|KV Cache is|"
                     r"Memory pool end|KV cache size|"
                     r"startup complete|ready to roll|Uvicorn running|HTTP/1\.1\"|(?:Prefill|Decode) batch|prompt throughput")
 
 
-SERVING = PHASES[-1][0]
 STOP_WINDOW = 30  # a log whose last phase line is this close to its end stopped in that phase
 
 
@@ -61,17 +65,17 @@ def phase_of(text: str) -> str | None:
 # the engine steps a traceback passes through, for a crash with no phase line before it (a paste of the traceback
 # alone): checked in this order, since a start-up step calls the same forward pass that serving does
 _FRAME_PHASES = (
-    ("capturing CUDA graphs", frozenset((
+    (CAPTURING, frozenset((
         "capture_model", "capture", "capture_one_batch_size", "init_cuda_graphs", "_capture_cudagraphs",
         "capture_graph", "init_device_graphs"))),
-    ("sizing the KV cache (profiling memory after the weights loaded)", frozenset((
+    (SIZING, frozenset((
         "determine_available_memory", "profile_run", "_initialize_kv_caches", "initialize_from_config",
         "init_memory_pool", "profile_max_num_token", "determine_num_available_blocks", "get_kv_cache_specs",
         "initialize_kv_cache", "initialize_kv_cache_tensors", "_allocate_kv_cache_tensors", "init_kv_cache"))),
-    ("loading the model", frozenset((
+    (LOADING, frozenset((
         "load_model", "load_weights", "_initialize_model", "get_model", "load_weights_and_postprocess",
         "initialize_model", "process_weights_after_loading", "_load_weights", "init_model"))),
-    ("serving requests (start-up had finished)", frozenset((
+    (SERVING, frozenset((
         "run_busy_loop", "step_with_batch_queue", "event_loop_normal", "event_loop_overlap", "run_batch",
         "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests"))),
 )
@@ -84,3 +88,8 @@ def phase_of_frames(functions) -> str | None:
         if names & steps:
             return label
     return None
+
+
+def later(phase: str, than: str) -> bool:
+    """`phase` comes after `than` in a start-up (both labels of PHASES; a templated label is never later)."""
+    return phase in _ORDER and than in _ORDER and _ORDER[phase] > _ORDER[than]

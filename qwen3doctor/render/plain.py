@@ -62,7 +62,7 @@ def render(report: Report) -> str:
             out.append(f"  while: {crash.during}")
         if crash.frames:
             out.append("  deepest frames: " + " <- ".join(
-                f.function if f.function != "?" else f"{f.file.rsplit('/', 1)[-1]}:{f.line}" for f in reversed(crash.frames[-4:])))
+                f.function if f.function != "?" else f.location for f in reversed(crash.frames[-4:])))
         others = [c for c in report.crashes[1:] if c.role in ("consequence", "wrapper")]
         if others:
             out.append(f"  + {len(others)} follow-on or wrapper error(s), not causes")
