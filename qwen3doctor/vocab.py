@@ -12,7 +12,7 @@ FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
 QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "bf16", "fp16")
 QUANT_COVERS = {"fp8": {"fp8-block"}}
 
-PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu")
+PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu", "maca")  # maca: MetaX GPUs (the vllm-metax / MACA stack)
 
 
 def family_covers(rule_family: str, detected: str) -> bool:

@@ -445,3 +445,52 @@ def test_second_reading_hunt_environment_facts(catalog):
                  '  File "/u/vllm_ascend/worker/model_runner_v1.py", line 3045, in initialize_kv_cache_tensors',
                  "    v = f()", "RuntimeError: boom")
     assert diagnose_text(kv, catalog).crash.during.startswith("sizing the KV cache")
+
+
+def test_third_reading_hunt_frames(catalog):
+    # a terminal wrapped a frame line inside its line number
+    wrapped = ('  File "/u/vllm/a.py", line 54, in g\n    g()\n  File "/u/vllm/b.py", line 4\n9, in h\n    h()\n'
+               "RuntimeError: boom\n")
+    crash = own_crashes(diagnose_text(wrapped, catalog))[0]
+    assert [(f.function, f.line) for f in crash.frames] == [("g", 54), ("h", 49)]
+    # a SyntaxError's frame has no function: the code line under it stays a code line
+    syntax = '  File "/u/vllm/b.py", line 49\n    x = = 1\nSyntaxError: invalid syntax\n'
+    crash = own_crashes(diagnose_text(syntax, catalog))[0]
+    assert crash.exception_type == "SyntaxError" and crash.frames[0].line == 49
+    # a traceback that lost its line breaks and its header (a launcher's error string)
+    flat = ('line 111, in _m    raise x()  File "/x/xoscar/backends/pool.py", line 689, in send    r = await c  '
+            'File "/x/xinference/model/llm/vllm/core.py", line 503, in wait_for_load    raise err ValueError: bad thing\n')
+    crash = own_crashes(diagnose_text(flat, catalog))[0]
+    assert crash.functions == ("send", "wait_for_load") and crash.message == "bad thing"
+    # vLLM's JSON logging pretty-printed: the traceback is a list of JSON strings
+    pretty = "\n".join((
+        "{", '  "levelname": "CRITICAL",', '  "message": "Uncaught exception",', '  "exc_info": [',
+        '    "Traceback (most recent call last):",',
+        '    "File \\"/v/site-packages/requests/models.py\\", line 1026, in raise_for_status\\n    raise HTTPError(e)",',
+        '    "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://huggingface.co/x/config.json"',
+        "  ]", "}", ""))
+    crash = own_crashes(diagnose_text(pretty, catalog))[0]
+    assert crash.exception_type == "requests.exceptions.HTTPError" and crash.message.startswith("401 Client Error")
+    assert crash.functions == ("raise_for_status",)
+
+
+def test_third_reading_hunt_platforms(catalog):
+    boom = "RuntimeError: boom\n"
+    cases = {
+        "INFO 07-18 10:13:27 [__init__.py:238] Platform plugin metax is activated\n": "maca",
+        "INFO 07-18 10:13:28 [fa_utils.py:19] Using Maca version of flash attention\n": "maca",
+        "(Worker_TP0 pid=109) INFO 02-05 08:06:44 [acl_graph.py:185] Replaying aclgraph\n": "npu",
+        "[rank0]:[W1015 16:32:16.54 compiler_depend.ts:62] Warning: Cannot create tensor with NZ format while dim < 2\n": "npu",
+        "INFO - With image: gpustack/runner:cann8.2-310p-vllm0.10.0, command: [], arguments: [vllm serve /x]\n": "npu",
+        ('(APIServer pid=1)   File "/Users/w/.local/share/uv/python/cpython-3.12.10-macos-aarch64-none/lib/python3.12/'
+         'asyncio/runners.py", line 195, in run\n'): "cpu",
+    }
+    for line, platform in cases.items():
+        assert diagnose_text(line + boom, catalog).environment.get("platform") == platform, line
+    # the fused-MoE config a MoE model looks up is named after the running device
+    moe = ("[2025-09-16 10:00:00 TP1] Config file not found at /s/configs/triton_3_4_0/"
+           "E=512,N=128,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition.json, you can create them\n")
+    env = diagnose_text(moe + boom, catalog).environment
+    assert env.get("gpu") == "NVIDIA RTX PRO 6000 Blackwell Server Edition" and env.get("platform") == "cuda"
+    amd = "INFO Using configuration from /x/E=128,N=384,device_name=AMD_Instinct_MI300X,dtype=fp8_w8a8.json for MoE layer.\n"
+    assert diagnose_text(amd + boom, catalog).environment.get("platform") == "rocm"

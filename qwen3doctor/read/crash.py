@@ -35,6 +35,8 @@ _ARROW = re.compile(r"^\s*->\s*(?P<func>[A-Za-z_]\w*)\s*$")
 # a type whose dotted path a reporter elided (`cutlass._mlir...MLIRError: ...`)
 _ELIDED = re.compile(r"(?<=\w)\.{2,}(?=\w)")
 _FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+(?:,?\s+in\s*|,\s*)$')
+# the rest of a frame line wrapped inside or right after its line number (`File "/x/b.py", line 4` / `9, in h`)
+_NUMBER_REST = re.compile(r"^(?P<digits>\d*),\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$")
 # a CUDA kernel assert whose file and kernel a console put on a line of their own:
 # `/pytorch/.../Indexing.cu:1515: indexSelectSmallIndex:` then `block: [16,0,0], thread: [64,0,0] Assertion ...`
 _KERNEL_HEAD = re.compile(r"^\S+\.cuh?:\d+: \w+:$")
@@ -298,6 +300,12 @@ class CrashParser:
             return
         if _FRAME_CUT_PATH.match(text) or _FRAME_CUT_FUNC.search(text) or _KERNEL_HEAD.match(stripped):
             self._carry[process] = text.rstrip()  # the rest of this frame (or kernel assert) is on the next line
+            return
+        rest = _NUMBER_REST.match(stripped) if tb is not None and tb.frames and tb.end == line_no - 1 else None
+        if rest and tb.frames[-1].function == "?" and tb.frames[-1].line is not None:
+            last = tb.frames[-1]
+            tb.frames[-1] = Frame(last.file, int(f"{last.line}{rest.group('digits')}"), rest.group("func"))
+            tb.end = line_no
             return
         m = _FRAME.match(text) or _FRAME_NO_LINE.match(text)
         if m and (m.group("func") or text.lstrip().startswith("File")):

@@ -30,6 +30,7 @@ _QUICK_WORDS = tuple(
         "forconditionalgeneration", "speculative", "enforce", "eager", "--", "pip", "==", "nvcc", "driver", "image",
         "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
         "platform", "█", "sigquit", "scheduler hit", "linearmethod", "npu", "cann", "[pid: ", "aicpu", "aicore",
+        "aclgraph", "acl_graph", "nz format", "metax", "maca", "macos", "darwin", "/users/", "device_name=",
     )
 )
 
@@ -114,7 +115,14 @@ _CONFIG_FACTS = {
     "model": "model", "model_path": "model",
 }
 _BANNER = re.compile(r"█.*\bversion\s+v?(\d+\.\d+[\w.+-]*)")
-_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu)\b", re.I)
+_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca)\b", re.I)
+_PLATFORM_NAMES = {"ascend": "npu", "npu": "npu", "metax": "maca", "maca": "maca"}
+# Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
+_NPU_HINT = re.compile(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b", re.I)
+# a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
+_MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
+# the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
+_MOE_CONFIG_DEVICE = re.compile(r"device_name=(?P<d>(?:NVIDIA|AMD)_[A-Za-z0-9_-]+?)(?:,|\.json)")
 _MODEL_FILE = re.compile(r"models/(qwen3\w*)\.py$")
 _MODEL_FILE_FAMILY = {
     "qwen3": "qwen3", "qwen3_moe": "qwen3-moe", "qwen3_next": "qwen3-next", "qwen3_next_mtp": "qwen3-next",
@@ -129,7 +137,7 @@ _BASE_OF = {
     "qwen3_moe": ("qwen3_vl_moe", "qwen3_omni_moe_thinker", "qwen3_omni_moe"), "qwen3_vl": ("qwen3_vl_moe",),
 }
 # vLLM's own modules in a frame or a logger name (`/vllm/worker/`, `\vllm\model_executor\`, `vllm.v1.engine.core_client`)
-_VLLM_MODULE = re.compile(r"[/\\.]vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
+_VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
 # SGLang's own messages: its launcher's note on a dead child
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception")
@@ -392,11 +400,19 @@ class EnvCollector:
         plat = _PLATFORM_LINE.search(text)
         if plat:
             name = plat.group(1).lower()
-            self.put("platform", {"ascend": "npu", "npu": "npu"}.get(name, name), "log: platform line", P_STARTUP)
+            self.put("platform", _PLATFORM_NAMES.get(name, name), "log: platform line", P_STARTUP)
         elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d", text):
             self.put("platform", "rocm", "log", P_HINT)
-        elif re.search(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b", text) or CANN_RECORD.match(text):
+        elif _NPU_HINT.search(text) or CANN_RECORD.match(text):
             self.put("platform", "npu", "log", P_HINT)
+        elif "Maca" in text and "flash attention" in text:
+            self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
+        elif _MACOS.search(text):
+            self.put("platform", "cpu", "log: a macOS install (no CUDA)", P_GUESS)
+        if "device_name=" in text:
+            dev = _MOE_CONFIG_DEVICE.search(text)
+            if dev:
+                self.put("gpu", dev.group("d").replace("_", " "), "log: the MoE kernel config's device name", P_HINT)
 
     def _gpu_seen(self, name: str) -> None:
         self._gpu_rows = getattr(self, "_gpu_rows", 0) + 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
+import json
 import re
 
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
@@ -216,7 +217,11 @@ def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, st
     ERROR ... [core.py:586] File "...", line 577, in run_engine_core ERROR ...`). A line holding FLAT_MIN_RECORDS or
     more record prefixes is cut before each of them; the pieces keep the line's number."""
     for n, t, why in lines:
-        if "Traceback (most recent call last): " in t and ' File "' in t and "\\n" not in t:
+        if t.lstrip().startswith('"') and (item := _json_item(t)) is not None:
+            yield from ((n, piece, why) for piece in item.split("\n") if piece.strip())
+            continue
+        if ' File "' in t and "\\n" not in t and (
+                "Traceback (most recent call last): " in t or len(_FLAT_FRAME.findall(t)) >= 2):
             yield from ((n, piece, why) for piece in _flat_traceback(t))
             continue
         if len(t) < FLAT_MIN_LENGTH or ("] " not in t and "pid=" not in t) or t.startswith('{"') or "\\n" in t:
@@ -233,6 +238,25 @@ def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, st
                 yield n, piece, why
 
 
+# one item of a pretty-printed JSON log record's traceback list (vLLM's JSON logging, `"exc_info": [` ...):
+# `"File \"/x/models.py\", line 1026, in raise_for_status\n    raise HTTPError(...)",`
+_JSON_ITEM = re.compile(r'^\s*(?P<s>"(?:[^"\\]|\\.)*")\s*,?\s*$')
+_TRACEBACK_TEXT = re.compile(r'^(?:Traceback \(most recent call last\)|File "|(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b'
+                             r'|The above exception|During handling of the above)')
+
+
+def _json_item(line: str) -> str | None:
+    """The text of a JSON string item that holds a traceback's line, or None."""
+    m = _JSON_ITEM.match(line)
+    if m is None:
+        return None
+    try:
+        text = json.loads(m.group("s"))
+    except ValueError:
+        return None
+    return text if isinstance(text, str) and _TRACEBACK_TEXT.match(text) else None
+
+
 # a traceback whose line breaks became spaces inside one line (an HTTP error body, a job status):
 # `traceback: Traceback (most recent call last): File "/src/handler.py", line 206, in generate results = await f() KeyError: 'api'`
 _FLAT_FRAME = re.compile(r'\s(?=File "[^"]+", line \d+)')
@@ -240,8 +264,13 @@ _FLAT_EXC = re.compile(r"\s(?=(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|In
 
 
 def _flat_traceback(line: str) -> list[str]:
+    """The lines of a flattened traceback; one that lost its header too (two frames or more glued into one line)
+    keeps what came before its first frame as a line of its own."""
     head, _, body = line.partition("Traceback (most recent call last): ")
-    pieces = [head + "Traceback (most recent call last):"] + _FLAT_FRAME.split(body)
+    if body:
+        pieces = [head + "Traceback (most recent call last):"] + _FLAT_FRAME.split(body)
+    else:
+        pieces = _FLAT_FRAME.split(line)
     last = list(_FLAT_EXC.finditer(pieces[-1]))
     if len(pieces) > 1 and last:
         cut = last[-1].start()
