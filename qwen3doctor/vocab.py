@@ -12,7 +12,8 @@ FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
 QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "bf16", "fp16")
 QUANT_COVERS = {"fp8": {"fp8-block"}}
 
-PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu", "maca")  # maca: MetaX GPUs (the vllm-metax / MACA stack)
+# maca: MetaX GPUs (the vllm-metax / MACA stack); musa: Moore Threads GPUs
+PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu", "tpu", "maca", "musa")
 
 
 def family_covers(rule_family: str, detected: str) -> bool:
@@ -123,16 +124,16 @@ def quantization_of(name: str, *, from_model_name: bool = False) -> str | None:
 # Compute capability by GPU name; first match wins, so specific names come first.
 _GPU_CC = (
     (r"GB10\b|DGX Spark", "12.1"),
-    (r"RTX PRO \d+ Blackwell|RTX 50\d0|RTX 5090|RTX 5080|RTX 5070|RTX 5060|Blackwell Workstation|RTX PRO 6000", "12.0"),
+    (r"RTX PRO \d+ Blackwell|RTX 50\d0|RTX 5090|RTX 5080|RTX 5070|RTX 5060|NVIDIA 50[6-9]0|Blackwell Workstation|RTX PRO 6000", "12.0"),
     (r"Thor", "11.0"),
     (r"B300|GB300", "10.3"),
     (r"B200|GB200|B100", "10.0"),
     (r"H100|H200|H800|H20\b|GH200|H20-", "9.0"),
-    (r"L40|L4\b|RTX 40\d0|RTX 6000 Ada|RTX 4000 Ada|RTX 5000 Ada|Ada Generation|L20\b", "8.9"),
+    (r"L40|L4\b|RTX 40\d0|NVIDIA 40[6-9]0|RTX 6000 Ada|RTX 4000 Ada|RTX 5000 Ada|Ada Generation|L20\b", "8.9"),
     (r"A100|A800|A30\b|A10\b", "8.0"),
-    (r"RTX 30\d0|A6000|A40\b|A10G|A5000|A4000|A2\b|RTX A\d+", "8.6"),
+    (r"RTX 30\d0|NVIDIA 30[6-9]0|A6000|A40\b|A10G|A5000|A4000|A2\b|RTX A\d+", "8.6"),
     (r"Orin", "8.7"),
-    (r"T4\b|RTX 20\d0|Quadro RTX|TITAN RTX", "7.5"),
+    (r"T4\b|RTX 20\d0|NVIDIA 20[6-9]0|Quadro RTX|TITAN RTX", "7.5"),
     (r"V100|TITAN V", "7.0"),
     (r"P100", "6.0"),
     (r"P40|P4\b|GTX 10\d0", "6.1"),

@@ -494,3 +494,113 @@ def test_third_reading_hunt_platforms(catalog):
     assert env.get("gpu") == "NVIDIA RTX PRO 6000 Blackwell Server Edition" and env.get("platform") == "cuda"
     amd = "INFO Using configuration from /x/E=128,N=384,device_name=AMD_Instinct_MI300X,dtype=fp8_w8a8.json for MoE layer.\n"
     assert diagnose_text(amd + boom, catalog).environment.get("platform") == "rocm"
+
+
+def test_sixth_held_out_sample_crash_lines(catalog):
+    # SGLang logs the exception's text, then its traceback; a paste cut above the exception keeps that text
+    sglang = ("[2026-05-11 11:19:09] Error in request: _preprocess() missing 1 required positional argument: 'interpolation'\n"
+              "Traceback (most recent call last):\n"
+              '  File "/sgl-workspace/sglang/python/sglang/srt/managers/tokenizer_manager.py", line 555, in generate_request\n'
+              "    tokenized_obj = await self._tokenize_one_request(obj)\n")
+    crash = own_crashes(diagnose_text(sglang, catalog))[0]
+    assert crash.message == "_preprocess() missing 1 required positional argument: 'interpolation'"
+    assert crash.functions == ("generate_request",)
+    # Ray names the exception it wraps in brackets; the wrapped one is the cause
+    ray = ("ray.exceptions.RayTaskError(RuntimeError): ray::AgentLoopWorker.generate_sequences() (pid=1, ip=10.0.0.1)\n"
+           '  File "/x/transformers/models/qwen3_vl/modeling_qwen3_vl.py", line 1126, in get_rope_index\n'
+           "    grid_thw = next(grid_iters[modality_type])\n"
+           "RuntimeError: coroutine raised StopIteration\n")
+    report = diagnose_text(ray, catalog)
+    wrapper = next(c for c in report.crashes if c.exception_type.endswith("RayTaskError"))
+    assert wrapper.role == "wrapper" and wrapper.message.startswith("ray::AgentLoopWorker")
+    assert report.crash.exception_type == "RuntimeError" and report.environment.get("family") == "qwen3-vl"
+    # a subprocess's stderr under vLLM's wrapper: a Python warning, then glibc aborting on a corrupted heap
+    sub = records("ERROR 12-27 03:02:29 [registry.py:735] ", "Traceback (most recent call last):",
+                  '  File "/v/vllm/model_executor/models/registry.py", line 1160, in _run_in_subprocess',
+                  "    raise RuntimeError(", "RuntimeError: Error raised in subprocess:",
+                  "<frozen runpy>:128: RuntimeWarning: 'vllm.model_executor.models.registry' found in sys.modules",
+                  "corrupted size vs. prev_size")
+    report = diagnose_text(sub, catalog)
+    assert report.crash.message == "corrupted size vs. prev_size" and report.crash.crash_class == "segfault"
+    assert not any("RuntimeWarning" in c.message for c in report.crashes)
+
+
+def test_third_reading_hunt_commands(catalog):
+    def facts(text):
+        env = diagnose_text(text + "RuntimeError: boom\n", catalog).environment
+        return env.get("engine"), env.get("model"), env.get("tp"), env.flags
+    # a `docker run` continued over lines, the image on a line of its own
+    docker = ("docker run --gpus all \\\n    vllm/vllm-openai:latest \\\n    --model Qwen/Qwen3-8B \\\n"
+              "    --tensor-parallel-size 4 --enable-expert-parallel\n")
+    engine, model, tp, flags = facts(docker)
+    assert (engine, model, tp) == ("vllm", "Qwen/Qwen3-8B", 4) and "--enable-expert-parallel" in flags
+    # a command quoted for a shell, and one in inline code: the quote ends it
+    assert facts("nohup bash -c 'vllm serve /m/Qwen3-8B -tp 8' > q.log 2>&1 &\n")[:3] == ("vllm", "/m/Qwen3-8B", 8)
+    assert facts("Qwen3: `vllm serve ./model/Qwen3-4B --tensor-parallel-size 2` fails\n")[:3] == ("vllm", "./model/Qwen3-4B", 2)
+    # a bulleted environment in prose
+    env = diagnose_text("- GPUs: NVIDIA 4090\n- vLLM version: 0.10.1\nRuntimeError: boom\n", catalog).environment
+    assert (env.get("gpu"), env.get("compute_capability"), env.get("engine_version")) == ("NVIDIA 4090", "8.9", "0.10.1")
+    # sglang.check_env flattened into one line: sglang's own version, not a package it lists
+    flat = ("Python: 3.11.13 (main, Jul 26 2025) [GCC 11.4.0] PyTorch: 2.6.0+cpu torch_npu: 2.6.0 sglang: 0.5.2 "
+            "sgl_kernel: Module Not Found vllm: 0.8.5.post1+empty\nRuntimeError: boom\n")
+    env = diagnose_text(flat, catalog).environment
+    assert (env.get("engine"), env.get("engine_version"), env.get("platform")) == ("sglang", "0.5.2", "npu")
+    # a CANN release in an SGLang image's tag is no SGLang release
+    tag = "[Version Information] swr.example/dockerhub/lmsysorg/sglang:cann8.5.0-a3-fia-poc\nRuntimeError: boom\n"
+    env = diagnose_text(tag, catalog).environment
+    assert env.get("engine_version") is None and env.get("platform") == "npu"
+    # a model path keeps its leading slash
+    loaded = "INFO 05-02 10:00:00 [gpu_model_runner.py:2602] Starting to load model /data/Qwen3VL_8B_Instruct...\nRuntimeError: x\n"
+    assert diagnose_text(loaded, catalog).environment.get("model_mention") == "/data/Qwen3VL_8B_Instruct"
+
+
+def test_third_reading_hunt_more_platforms(catalog):
+    boom = "RuntimeError: boom\n"
+    cases = {
+        "GPU models and configuration : GPU 0: NVIDIA Thor\n": ("cuda", "NVIDIA Thor"),
+        "device info: TPU7x-8, 8 local devices\n": ("tpu", None),
+        (":0:rocdevice.cpp:3586: Callback: Queue 0x7f78cb400000 aborting with error : HSA_STATUS_ERROR_EXCEPTION: "
+         "An HSAIL operation resulted in a hardware exception. code: 0x1016\n"): ("rocm", None),
+        "INFO 09-04 11:32:20 [__init__.py:235] Platform plugin musa is activated\n": ("musa", None),
+        ('  File "/h/site-packages/vllm-0.11.1rc6.dev33+g3a5de7d2d.cpu-py3.12-linux-x86_64.egg/vllm/entrypoints/cli/'
+         'main.py", line 73, in main\n    args.dispatch_function(args)\n'): ("cpu", None),
+    }
+    for text, (platform, gpu) in cases.items():
+        env = diagnose_text(text + boom, catalog).environment
+        assert (env.get("platform"), env.get("gpu")) == (platform, gpu), text
+    env = diagnose_text("sglang: 0.5.2rc1\nvllm: 0.6.7.dev2+g113274a0.rocm630\n" + boom, catalog).environment
+    assert env.get("platform") == "rocm"  # a ROCm build of a package the listing names
+    router = "2025-07-30 00:09:07  INFO sglang_router_rs::server: src/server.rs:245: Initializing router on 127.0.0.1:30000\n"
+    assert diagnose_text(router + boom, catalog).environment.get("engine") == "sglang"
+
+
+def test_third_reading_hunt_crash_lines(catalog):
+    # an exception line indented like the code line above it (frames pasted at column 0)
+    indented = ('File "/x/vllm/lora/ops/triton_ops/lora_shrink_op.py", line 149, in _lora_shrink\n'
+                "    assert token_lora_mapping.size(0) == M\n    AssertionError\n")
+    crash = own_crashes(diagnose_text(indented, catalog))[0]
+    assert crash.exception_type == "AssertionError" and crash.functions == ("_lora_shrink",)
+    # a warning that names an exception it caught is no crash, even in a short paste
+    warning = ("WARNING 09-04 11:32:20 [_custom_ops.py:20] Failed to import from vllm._C with "
+               "ModuleNotFoundError(\"No module named 'vllm._C'\")\n")
+    assert diagnose_text(warning, catalog).verdict is Verdict.CLEAN
+    # JAX's separator and note under an exception are not its message
+    jax = records("(EngineCore pid=530) ", '  File "/w/vllm/model_executor/models/qwen3_vl.py", line 1609, in forward',
+                  "    hidden_states", "TypeError: unsupported operand type(s) for +: 'Tensor' and 'Tensor'",
+                  "--------------------", "For simplicity, JAX has removed its internal frames from the traceback.")
+    assert own_crashes(diagnose_text(jax, catalog))[0].message == "unsupported operand type(s) for +: 'Tensor' and 'Tensor'"
+    # two loggers' ERROR records on consecutive lines are two records
+    two = ("2025-08-03 19:16:47,111 - modelscope - ERROR - The request model: Qwen3-8B does not exist!\n"
+           "ERROR 08-03 19:16:47 [config.py:114] Error retrieving file list: boom, retrying 1 of 2\n")
+    assert diagnose_text(two, catalog).crash.message == "The request model: Qwen3-8B does not exist!"
+    # IPython's traceback
+    ipy = ("APIConnectionError                        Traceback (most recent call last)\n"
+           "File ~/env/lib/python3.12/site-packages/litellm/utils.py:1775, in client.<locals>.wrapper(*args, **kwargs)\n"
+           "-> 1775 raise e\nAPIConnectionError: litellm.APIConnectionError: Connection error.\n")
+    crash = own_crashes(diagnose_text(ipy, catalog))[0]
+    assert crash.exception_type == "APIConnectionError" and crash.functions == ("client.<locals>.wrapper",)
+    # torch's verbose (V) log prefix with the compile frame's id
+    verbose = records("(VllmWorker rank=0 pid=7) [rank0]:V0223 22:09:10.952000 7 torch/_dynamo/convert_frame.py:864] [0/0] ",
+                      '  File "/u/vllm/v1/worker/gpu_worker.py", line 154, in determine_available_memory',
+                      "    self.model_runner.profile_run()", "RuntimeError: boom")
+    assert own_crashes(diagnose_text(verbose, catalog))[0].functions == ("determine_available_memory",)

@@ -240,7 +240,8 @@ def with_crash_signs(scan: Scan, catalog: Catalog) -> Scan:
     if fragments:
         return replace(scan, crashes=scan.crashes + fragments)
     if not scan.crashes and scan.lines_read <= PROSE_MAX_LINES:
-        said = prose_crash(scan.lines)
+        # (a warning or an info record that names an exception it caught and went on is no account of a crash)
+        said = prose_crash([line if line not in scan.quiet else "" for line in scan.lines])
         if said is not None:
             return replace(scan, crashes=(said,))
     return scan

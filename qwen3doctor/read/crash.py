@@ -23,6 +23,8 @@ _TB_HEAD = re.compile(r"Traceback \(most(?: r(?:e(?:c(?:e(?:n(?:t(?: c(?:a(?:l(?
 _FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,?\s+in\s+(?P<func>[^\s(]+))?')
 # a frame whose line number a tool or the reporter left out: `File "/x/nixl/conn.py", in _init_hetero_tp_prep_handle`
 _FRAME_NO_LINE = re.compile(r'^\s*File\s+"(?P<file>[^"]+)",\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$')
+# IPython's / Jupyter's frame: `File ~/env/lib/python3.12/site-packages/litellm/utils.py:1775, in client.<locals>.wrapper(...)`
+_FRAME_IPYTHON = re.compile(r"^\s*File (?P<file>[~/][^:\s]*\.py):(?P<line>\d+), in (?P<func>[A-Za-z_<][\w<>.]*)")
 # a frame line hard-wrapped by a web page or a terminal: the path cut before its closing quote, or `, in` at the end
 _FRAME_CUT_PATH = re.compile(r'^\s*File\s+"[^"]*$')
 # a compact frame, as tools and reporters summarise a traceback: `sglang/srt/layers/x.py:1741` over its code line, or
@@ -40,6 +42,9 @@ _NUMBER_REST = re.compile(r"^(?P<digits>\d*),\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*
 # a CUDA kernel assert whose file and kernel a console put on a line of their own:
 # `/pytorch/.../Indexing.cu:1515: indexSelectSmallIndex:` then `block: [16,0,0], thread: [64,0,0] Assertion ...`
 _KERNEL_HEAD = re.compile(r"^\S+\.cuh?:\d+: \w+:$")
+# an engine's error line that gives the exception's text and then logs its traceback (SGLang's tokenizer manager:
+# `Error in request: <message>`, then `Traceback (most recent call last):`)
+_LEAD = re.compile(r"\b(?:Error|Exception) (?:in|while|during|when) [\w ]{2,40}?: (?P<msg>\S.{3,})$")
 # a command line or a flag pasted under a crash line: never the next line of its message
 _COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:python3?|vllm|sglang|torchrun|docker|CUDA_VISIBLE_DEVICES=\S*)\s)")
 # faulthandler's header: its frames follow most recent first
@@ -76,7 +81,9 @@ _DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
 CARET = re.compile(r"^\s*[\^~\s]+$")
 _EXC = re.compile(
     # (not a C++ signature from a native frame cut at the line's start: `r::Error(c10::SourceLocation, std::...)`)
-    r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)(?:(?::\s?|\()(?P<msg>.*))?$"
+    r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)"
+    # (Ray names the exception it wraps in brackets: `ray.exceptions.RayTaskError(RuntimeError): ray::Actor.f()`)
+    r"(?:\((?P<inner>[A-Z]\w*)\)(?=:))?(?:(?::\s?|\()(?P<msg>.*))?$"
 )
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
 # advice lines torch prints under every CUDA error: not part of what went wrong
@@ -86,8 +93,8 @@ BOILERPLATE = re.compile(
     r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
 )
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
-# multiprocessing's header over a dying child's traceback)
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+# multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a progress bar, an environment listing's package line
                          r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] "
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
@@ -111,6 +118,9 @@ _STANDALONE = re.compile(
     r"ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*|"
     r"terminate called after throwing an instance of .+|Fatal Python error: .+|Segmentation fault.*|"
     r"HSA_STATUS_ERROR\w*.*|Aborted \(core dumped\)|"
+    # glibc's heap checks abort the process: a native library wrote out of bounds or freed twice
+    r"corrupted size vs\. prev_size.*|double free or corruption.*|(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): "
+    r"(?:invalid|corrupted|unaligned).*|"
     r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+|received signal SIG\w+.*|"
     r"Killed$|(?<=\d )Killed\s+\S.*|exitcode[=:] ?-\d+.*|"
     # glibc's assert (`x' failed) and a CUDA kernel's (`x` failed, or no quotes after its block / thread indices)
@@ -135,7 +145,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)"
+    rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -146,7 +156,9 @@ WRAPPER_PATTERNS = re.compile(
     r"See root cause above|See stack trace \(above\)|Worker proc \S+ died unexpectedly|"
     r"Initialization failed\. warmup error|RPC call to \w+ failed|"
     r"ChildProcessError|BrokenProcessPool|Exception in worker \S+ while processing method|"
-    r"AsyncLLM output_handler failed"
+    r"AsyncLLM output_handler failed|Error raised in subprocess:?$|"
+    # Ray re-raises a task's or an actor's exception in its caller: `RayTaskError(RuntimeError): ray::Actor.f()`
+    r"^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b"
 )
 CONSEQUENCE_PATTERNS = re.compile(
     r"TCPStore|recvValue failed|Connection was likely closed|Connection reset by peer|Broken pipe|"
@@ -165,7 +177,8 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
     ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
     ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
-    ("segfault", r"Segmentation fault|SIGSEGV|Fatal Python error|core dumped|terminate called"),
+    ("segfault", r"Segmentation fault|SIGSEGV|Fatal Python error|core dumped|terminate called|corrupted size vs|"
+                 r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
     ("unsupported-model", r"not supported|Unsupported|does not support|is not supported|not validated"),
@@ -230,6 +243,8 @@ class _Open:
     maybe_exc: tuple[str, str] | None = None  # an unrecognised `Type: message` line: the exception if a chain follows
     native: list[Frame] = field(default_factory=list)
     end: int = 0  # the last line that belongs to it
+    lead: str = ""  # the message of an error line right above its header (`Error in request: ...`)
+    code_line: bool = False  # the last line was the code line under a frame
 
     def __post_init__(self) -> None:
         self.end = self.end or self.line_no
@@ -243,7 +258,9 @@ class CrashParser:
         self._seen: dict[tuple, int] = {}
         self._last_process: str | None = None
         self._carry: dict[str | None, str] = {}  # the first half of a hard-wrapped frame line
+        self._before: dict[str | None, tuple[int, str]] = {}  # each stream's last line
         self._records: list[Crash] = []  # ERROR-level records: crash evidence when nothing else is
+        self._record_key: str | None = None  # the logging call the last of them came from
         self._raised: dict[str | None, tuple[int, str]] = {}  # a quoted `raise X(` line not yet followed by X's line
         self._eof_line = 0
         self.dropped = 0
@@ -272,9 +289,11 @@ class CrashParser:
         carry = self._carry.pop(process, None)
         if carry is not None and text.strip():
             text = carry + ("" if _FRAME_CUT_PATH.match(carry) else " ") + text.strip()
+        before = self._before.get(process)
+        self._before[process] = (line_no, text)
         if tb is None and not _QUICK.search(text):
             if record is not None and record.startswith(("ERROR", "CRITICAL")) and text.strip():
-                self._record(line_no, process, text.strip())
+                self._record(line_no, process, text.strip(), record)
             return
         stripped = text.strip()
         if not stripped:
@@ -296,6 +315,8 @@ class CrashParser:
                 self._close(process)
             tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
                        indent=_indent(text) if head and head.start() == 0 else 0, reverse=not head)
+            if head and before is not None and before[0] == line_no - 1 and (lead := _LEAD.search(before[1])):
+                tb.lead = lead.group("msg")
             self._open[process] = tb
             return
         if _FRAME_CUT_PATH.match(text) or _FRAME_CUT_FUNC.search(text) or _KERNEL_HEAD.match(stripped):
@@ -307,7 +328,8 @@ class CrashParser:
             tb.frames[-1] = Frame(last.file, int(f"{last.line}{rest.group('digits')}"), rest.group("func"))
             tb.end = line_no
             return
-        m = _FRAME.match(text) or _FRAME_NO_LINE.match(text)
+        m = _FRAME.match(text) or _FRAME_NO_LINE.match(text) or (
+            _FRAME_IPYTHON.match(text) if "File ~" in text or ".py:" in text else None)
         if m and (m.group("func") or text.lstrip().startswith("File")):
             if tb is not None and tb.done:
                 self._close(process)
@@ -321,6 +343,7 @@ class CrashParser:
             number = m.groupdict().get("line")
             tb.frames.append(Frame(m.group("file"), int(number) if number else None, m.group("func") or "?"))
             tb.end = line_no
+            tb.code_line = False
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
             return
@@ -394,6 +417,15 @@ class CrashParser:
                     tb.end = line_no
                     return
             else:
+                e = _EXC.match(stripped) if tb.code_line and tb.frames else None
+                if e and is_exception_type(e.group("type")) and (
+                        e.group("msg") is None or stripped[len(e.group("type")):].startswith(": ")):
+                    # an exception line indented like the code line above it (a paste that stripped the frames'
+                    # indentation only): a code line is never a bare exception name or `Type: message`
+                    tb.exc_type, tb.message, tb.done, tb.record = e.group("type"), [(e.group("msg") or "").rstrip()], True, record
+                    tb.end = line_no
+                    return
+                tb.code_line = not CARET.match(text)
                 tb.end = line_no
                 return  # a code line or caret line under a frame
         if tb is None:
@@ -435,7 +467,7 @@ class CrashParser:
                     and self._crashes[-1].process == process and self._crashes[-1].last_line == line_no - 1:
                 self._crashes[-1] = replace(self._crashes[-1], last_line=line_no)  # the dump's next line
             elif record is not None and record.startswith(("ERROR", "CRITICAL")):
-                self._record(line_no, process, text)
+                self._record(line_no, process, text, record)
             return
         body = m.group("m")
         if CANN_RECORD.match(body):
@@ -454,16 +486,17 @@ class CrashParser:
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
                                     record=record)
 
-    def _record(self, line_no: int, process: str | None, text: str) -> None:
+    def _record(self, line_no: int, process: str | None, text: str, record: str) -> None:
         """An ERROR-level record that is neither a traceback nor a known crash line: kept aside, it becomes
         crash evidence only when the log holds no other crash (a paste of the error records alone)."""
         last = self._records[-1] if self._records else None
         if last is not None and last.process == process and last.last_line in (line_no, line_no - 1) \
-                and last.exception_type is None and not _LOG_RECORD.match(text):
+                and self._record_key == record and last.exception_type is None and not _LOG_RECORD.match(text):
             # the next line of one multi-line error message (a compiler's report, a banner and its body)
             merged = f"{last.message} {text.strip()}"[:MAX_MESSAGE]
             self._records[-1] = replace(last, crash_class=classify(None, merged), message=merged, last_line=line_no)
             return
+        self._record_key = record  # (lines of one logging call share it; another logger's record starts anew)
         if len(self._records) < 50 and not _LOG_RECORD.match(text):
             # an engine that logs the exception's str() alone: a KeyError's is the quoted key (`'model.layers.0.mlp'`)
             exc_type = "KeyError" if _QUOTED_KEY.fullmatch(text.strip()) else None
@@ -515,6 +548,8 @@ class CrashParser:
                 self._crashes[i] = replace(last, frames=tuple(tb.frames), native=last.native + tuple(tb.native),
                                            last_line=tb.end)
                 return
+        if tb.lead and tb.frames and not tb.exc_type and not message:
+            message = tb.lead[:MAX_MESSAGE]  # the traceback is cut above its exception: the line above it names it
         crash = Crash(
             crash_class=classify(tb.exc_type, message),
             exception_type=tb.exc_type,
@@ -633,7 +668,8 @@ def role_of(crash: Crash) -> str:
 
 def _is_wrapper_tb(crash: Crash) -> bool:
     return bool(crash.exception_type) and re.search(
-        r"EngineDeadError|EngineGenerateError|Engine core initialization failed|Engine process failed|Worker failed",
+        r"EngineDeadError|EngineGenerateError|Engine core initialization failed|Engine process failed|Worker failed|"
+        r"Error raised in subprocess:?$",
         f"{crash.exception_type}: {crash.message}",
     ) is not None
 

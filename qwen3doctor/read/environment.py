@@ -31,6 +31,7 @@ _QUICK_WORDS = tuple(
         "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
         "platform", "█", "sigquit", "scheduler hit", "linearmethod", "npu", "cann", "[pid: ", "aicpu", "aicore",
         "aclgraph", "acl_graph", "nz format", "metax", "maca", "macos", "darwin", "/users/", "device_name=",
+        "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson",
     )
 )
 
@@ -42,6 +43,8 @@ def _quick(text: str) -> bool:
 
 _KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
 _VERSION_FIRST = re.compile(r"""['"]?v?\d""")
+_LISTED = re.compile(r"\b(?:sglang|vllm|torch|transformers|flashinfer\w*|triton)\s*(?::|==)\s*v?\d")
+_LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
 _PACKAGE_KEYS = {
@@ -73,7 +76,7 @@ _IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sg
 _NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
 _SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
 _SERVE = re.compile(
-    r"(?:^|[\s;&|$#>\[(])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
+    r"(?:^|[\s;&|$#>\[('\"`])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
     r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server)\b.*)"
 )
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
@@ -86,9 +89,10 @@ _YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*
 # suffixes make a model class is vocab.family_of_class's to say
 _QWEN_CLASS = re.compile(r"\bQwen3\w+")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
-_MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
+_MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
 _GPU_NAME = re.compile(
-    r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
+    r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
+    r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
 )
 # a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
@@ -115,15 +119,19 @@ _CONFIG_FACTS = {
     "model": "model", "model_path": "model",
 }
 _BANNER = re.compile(r"█.*\bversion\s+v?(\d+\.\d+[\w.+-]*)")
-_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca)\b", re.I)
+_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca|musa)\b", re.I)
 _PLATFORM_NAMES = {"ascend": "npu", "npu": "npu", "metax": "maca", "maca": "maca"}
+_BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
+# Google's TPUs: the device listing (`TPU7x-8`, `TPU v5e`), tpu-inference's worker, libtpu
+_TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _NPU_HINT = re.compile(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b", re.I)
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
 # the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
 _MOE_CONFIG_DEVICE = re.compile(r"device_name=(?P<d>(?:NVIDIA|AMD)_[A-Za-z0-9_-]+?)(?:,|\.json)")
-_MODEL_FILE = re.compile(r"models/(qwen3\w*)\.py$")
+# (transformers keeps a folder per model: `models/qwen3_vl/modeling_qwen3_vl.py`)
+_MODEL_FILE = re.compile(r"models/(?:qwen3\w*/modeling_)?(qwen3\w*)\.py$")
 _MODEL_FILE_FAMILY = {
     "qwen3": "qwen3", "qwen3_moe": "qwen3-moe", "qwen3_next": "qwen3-next", "qwen3_next_mtp": "qwen3-next",
     "qwen3_5": "qwen3.5", "qwen3_5_moe": "qwen3.5-moe", "qwen3_5_mtp": "qwen3.5", "qwen3_vl": "qwen3-vl",
@@ -139,8 +147,9 @@ _BASE_OF = {
 # vLLM's own modules in a frame or a logger name (`/vllm/worker/`, `\vllm\model_executor\`, `vllm.v1.engine.core_client`)
 _VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
-# SGLang's own messages: its launcher's note on a dead child
-_SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception")
+# SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check
+_SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception|sglang_router\w*::|"
+                         r"Health check failed\. Server couldn't get a response from detokenizer")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
 _LINEAR_METHOD = re.compile(r"\b(?P<q>GPTQ|AWQ|Fp8|ModelOpt\w*?|CompressedTensors)(?:Marlin)?LinearMethod\b")
 # the Hugging Face cache's folder for a model: `models--Qwen--Qwen3-0.6B`
@@ -213,8 +222,7 @@ class EnvCollector:
         continued with backslashes: what comes after the gap is not part of it."""
         if line_no is not None:
             if self._pending_command is not None and self._last_line is not None and line_no > self._last_line + 1:
-                self._take_command(" ".join(self._pending_command), P_COMMAND)
-                self._pending_command = None
+                self._end_command()
             self._last_line = line_no
         if process:
             if process.startswith(("EngineCore", "VllmWorker", "Worker_", "APIServer", "RayWorkerWrapper")):
@@ -225,8 +233,7 @@ class EnvCollector:
             stripped = text.strip()
             self._pending_command.append(stripped.rstrip("\\").strip())
             if not stripped.endswith("\\") or len(self._pending_command) > 200:
-                self._take_command(" ".join(self._pending_command), P_COMMAND)
-                self._pending_command = None
+                self._end_command()
             return
         flow = _YAML_FLOW.match(text) if "[" in text else None
         if flow:
@@ -249,12 +256,24 @@ class EnvCollector:
             if "vllm" not in items and "sglang.launch_server" not in joined and not items[0].startswith("python"):
                 joined = ("vllm " + joined) if "serve" in items else joined
             self._take_command(joined, P_COMMAND)
+        else:
+            for item in items:  # a bulleted list in prose (`- GPUs: NVIDIA 4090`): each bullet is a line
+                if _quick(item):
+                    self._line(item)
+
+    def _end_command(self) -> None:
+        """A command continued over lines with backslashes is complete: read it as one line."""
+        joined, self._pending_command = " ".join(self._pending_command or ()), None
+        if _SERVE.search(joined) or _DOCKER_VLLM.search(joined):
+            self._line(joined)
 
     def _line(self, text: str) -> None:
-        if "\\" in text and _SERVE.search(text.replace(" \\ ", " ")):
+        if "\\" in text and (_SERVE.search(text.replace(" \\ ", " ")) or "docker run" in text):
             flat = text.replace(" \\ ", " ")
             if flat.rstrip().endswith("\\"):
-                start = _SERVE.search(flat).start("cmd")  # not the shell prompt (`$ vllm serve ...`) before it
+                # not the shell prompt (`$ vllm serve ...`) before it; a `docker run` whose image and arguments follow
+                m = _SERVE.search(flat)
+                start = m.start("cmd") if m else flat.index("docker run")
                 self._pending_command = [flat[start:].rstrip().rstrip("\\").strip()]
                 return
             text = flat
@@ -262,8 +281,11 @@ class EnvCollector:
         if m and not text.lstrip().startswith(("usage:", "File ")):
             cmd = m.group("cmd")
             opener = text[m.start("cmd") - 1: m.start("cmd")]
-            if opener in ("[", "("):  # a launcher's record of its argument list: `arguments: [vllm serve ... --port 40021]`
-                cmd = cmd.split("]" if opener == "[" else ")", 1)[0]
+            # a launcher's record of its argument list (`arguments: [vllm serve ... --port 40021]`), a shell's quoted
+            # command (`bash -c 'vllm serve ...' > q.log`), inline code in prose (`` `vllm serve ...` ``)
+            closer = {"[": "]", "(": ")", "'": "'", '"': '"', "`": "`"}.get(opener)
+            if closer:
+                cmd = cmd.split(closer, 1)[0]
             self._take_command(cmd, P_COMMAND)
         else:
             d = _DOCKER_VLLM.search(text) or _LAUNCHER_ARGS.search(text)
@@ -275,7 +297,7 @@ class EnvCollector:
             if im:
                 engine = "sglang" if "sgl" in im.group("img") else "vllm"
                 self.vote_engine(engine, 3)
-                if im.group("tag"):
+                if im.group("tag") and im.group("tag")[:1] in "v0123456789":  # (not `cann8.5.0-a3`: a CANN release)
                     self.put(f"{engine}_version_image", clean_version(im.group("tag")), "log: docker image tag", P_HINT)
         cfg = _ENGINE_CONFIG.search(text)
         if cfg:
@@ -325,6 +347,13 @@ class EnvCollector:
             self.vote_engine("vllm")
 
     def _packages(self, text: str) -> None:
+        if len(_LISTED.findall(text)) >= 2:
+            # a listing flattened into one line (`Python: 3.11.13 ... sglang: 0.5.2 sgl_kernel: Module Not Found ...`)
+            pieces = _LISTING_KEY.split(text)
+            if len(pieces) > 1:
+                for piece in pieces:
+                    self._packages(piece)
+                return
         kv = _KV.match(text) or _PIP_ROW.match(text)
         if kv:
             key = kv.group("k").strip().lower()
@@ -407,6 +436,8 @@ class EnvCollector:
             self.put("platform", "npu", "log", P_HINT)
         elif "Maca" in text and "flash attention" in text:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
+        elif _TPU_HINT.search(text):
+            self.put("platform", "tpu", "log: a TPU", P_HINT)
         elif _MACOS.search(text):
             self.put("platform", "cpu", "log: a macOS install (no CUDA)", P_GUESS)
         if "device_name=" in text:
@@ -484,8 +515,7 @@ class EnvCollector:
     # -- result ----------------------------------------------------------------------------------
     def facts(self, *, derived: bool = True) -> dict[str, Fact]:
         if self._pending_command:
-            self._take_command(" ".join(self._pending_command), P_COMMAND)
-            self._pending_command = None
+            self._end_command()
         if self._yaml_items:
             self._flush_yaml()
         out: dict[str, Fact] = {k: Fact(c.value, c.source) for k, c in self._facts.items()}
@@ -613,6 +643,13 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
                 out["platform"] = Fact(plat, "derived from the GPU name")
         elif "rocm" in out:
             out["platform"] = Fact("rocm", out["rocm"].source)
+        else:
+            # a build for one platform says so in its version's local part: `0.11.1+cpu`, `0.6.7.dev2+g1132.rocm630`
+            for key in ("vllm", "sglang"):
+                build = _BUILD_PLATFORM.search(str(out[key].value)) if key in out else None
+                if build:
+                    out["platform"] = Fact(build.group(1), f"{out[key].source} (a {build.group(1)} build of {key})")
+                    break
 
 
 def build(facts: dict[str, Fact], flags: set[str], flags_known: bool, conflicts: tuple[str, ...] = ()) -> Environment:

@@ -47,12 +47,12 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # vLLM / Python logging: "ERROR 05-05 12:36:59 [core.py:1138] ", "INFO 05-13 07:15:10 [importing.py:53] ",
     # "(Worker_TP4) ERROR [multiproc_executor.py:863] "
     ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(?:\d{4}-)?\d\d-\d\d\s+[\d:.,]+\s+)?\[?[\w./-]+\.py:\d+\]\s?"),
-    # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "
-    ("glog", r"[WEIF]\d{4} [\d:.]+\s+\d+\s+[\w./-]+:\d+\]\s?"),
+    # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "; torch's verbose logs add the compile frame's id: "V0223 ... [0/0] "
+    ("glog", r"[WEIFVD]\d{4} [\d:.]+\s+\d+\s+[\w./-]+:\d+\]\s?(?:\[\d+/\d+\]\s?)?"),
 )
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
-_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIF]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):"
+_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIFVD]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):"
                     r"|^[A-S][a-u][b-y] [ \d]\d \d\d:|^\d{1,2}月 ")
 
 

@@ -35,7 +35,8 @@ CRASH_ANCHORS = (
     "terminate called", "what():", "Assertion", "core dumped", "died with", "exitcode", "signal", "HSA_STATUS",
     "HIP error", "During handling", "direct cause", "recvValue", "Watchdog", "NCCL", "nccl", "CUDA error",
     "out of memory", "hit an exception", "failed to start", "Aborted", "received signal", "SIGKILL", "SIGSEGV",
-    "SIGABRT", "Xid", "Cannot load symbol", "The error from device(",
+    "SIGABRT", "Xid", "Cannot load symbol", "The error from device(", "corrupted size", "double free", "(): invalid",
+    "(): corrupted",
 )
 # Lines that may say something about the environment after the start-up region.
 ENV_ANCHORS = (
@@ -43,7 +44,8 @@ ENV_ANCHORS = (
     "PyTorch version", "PyTorch:", "GPU models", "NVIDIA", "Compute Capability", "CUDA runtime", "Driver Version",
     "Cuda compilation", "Resolved architecture", "ForCausalLM", "ForConditionalGeneration", "docker run", "image:",
     "torch==", "vllm==", "sglang==", "sglang:", "vllm:", "transformers", "flashinfer", "API server version",
-    "Qwen3", "qwen3", "--model", "Platform plugin", "detected platform",
+    "Qwen3", "qwen3", "--model", "Platform plugin", "detected platform", "device_name=", "aclgraph", "acl_graph",
+    "Maca version",
 )
 # Ordinary traffic of a healthy server. A rule anchor found in any of these lines would select every request
 # line of a busy log, so the prefilter drops it (the pattern still runs on the lines other anchors select).
