@@ -217,9 +217,15 @@ def test_shell_completion_script_install_and_answers(tmp_path):
     if not script.exists():
         pytest.skip("no qwen3doctor console script beside this Python (install the project)")
     env = dict(os.environ, HOME=str(tmp_path), SHELL="/bin/bash")
-    r = subprocess.run([str(script), "--show-completion", "bash"], capture_output=True, text=True, env=env, timeout=60)
+
+    def from_bash(*args):
+        # typer finds the shell among the calling processes, so the command runs under bash as a user's would
+        # (a test runner left without a shell above it, e.g. one started in the background, has none)
+        return subprocess.run(["bash", "-c", '"$0" "$@"; exit $?', str(script), *args],
+                              capture_output=True, text=True, env=env, timeout=60)
+    r = from_bash("--show-completion")
     assert r.returncode == 0 and "complete -o default -F _qwen3doctor_completion qwen3doctor" in r.stdout, r.stderr
-    r = subprocess.run([str(script), "--install-completion", "bash"], capture_output=True, text=True, env=env, timeout=60)
+    r = from_bash("--install-completion")
     assert r.returncode == 0 and (tmp_path / ".bash_completions" / "qwen3doctor.sh").exists(), r.stdout + r.stderr
     assert "source" in (tmp_path / ".bashrc").read_text()
     r = subprocess.run([str(script)], capture_output=True, text=True, timeout=60, env=dict(

@@ -274,6 +274,8 @@ class EnvCollector:
                 # not the shell prompt (`$ vllm serve ...`) before it; a `docker run` whose image and arguments follow
                 m = _SERVE.search(flat)
                 start = m.start("cmd") if m else flat.index("docker run")
+                if m and start > 0 and flat[start - 1] in "'\"`":
+                    start -= 1  # the quote it opens ends it (`bash -c 'vllm serve ... \` ... `' > q.log &`)
                 self._pending_command = [flat[start:].rstrip().rstrip("\\").strip()]
                 return
             text = flat
@@ -468,7 +470,7 @@ class EnvCollector:
                 self.put("cuda_graphs", "off", "log: serve command", priority)
             if f.name == "--compilation-config" and f.value and "NONE" in f.value.upper() and "cudagraph_mode" in f.value:
                 self.put("cuda_graphs", "off", "log: serve command", priority)
-        if cmd.model:
+        if cmd.model and "$" not in cmd.model:  # (not a shell variable: `--model "${MODEL_NAME}"`)
             self.put("model", cmd.model, "log: serve command", priority)
         self.put("engine_from_command", engine, "log: serve command", priority)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "logs" / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
 USAGE, CLEAN, FINDING = 2, 0, 1
 SH = "@sh"  # first argument: run the program from a plain `sh` (completion detects the calling shell)
+BASH = "@bash"  # ... from bash, as a user would (a runner started without a shell above it has none to detect)
 COMMANDS = [[], ["diagnose"], ["explain"], ["watch"], ["env"], ["report"], ["check"], ["suggest"], ["eval"],
             ["rules"], ["rules", "list"], ["rules", "show"], ["rules", "lint"], ["rules", "test"], ["rules", "new"]]
 
@@ -67,8 +68,8 @@ def cases(f: dict[str, Path], home: Path) -> list[tuple[str, list[str], int, str
         ("unknown rules command", ["rules", "bogus"], USAGE, "one", "bogus"),
         ("completion asked from a shell typer does not support", [SH, "--show-completion"], USAGE, "one", "sh"),
         # shell completion
-        ("--show-completion bash", ["--show-completion", "bash"], CLEAN, "any", "complete "),
-        ("--install-completion bash", ["--install-completion", "bash"], CLEAN, "any", "bash completion installed"),
+        ("--show-completion from bash", [BASH, "--show-completion"], CLEAN, "any", "complete "),
+        ("--install-completion from bash", [BASH, "--install-completion"], CLEAN, "any", "bash completion installed"),
         # the bad-input table
         ("missing file", ["diagnose", str(f["empty"].with_name("nope.log"))], USAGE, "one", "nope.log"),
         ("a folder with no logs", ["diagnose", str(f["folder"])], USAGE, "one", "no-logs-here"),
@@ -89,8 +90,8 @@ def cases(f: dict[str, Path], home: Path) -> list[tuple[str, list[str], int, str
 def check(program: str, name: str, args: list[str], code: int, stderr_shape: str, text: str,
           cwd: Path, env: dict[str, str]) -> list[str]:
     command = [program, *args]
-    if args[:1] == [SH]:
-        command = ["sh", "-c", '"$0" "$@"; exit $?', program, *args[1:]]
+    if args[:1] in ([SH], [BASH]):
+        command = [args[0][1:], "-c", '"$0" "$@"; exit $?', program, *args[1:]]
     try:
         r = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            errors="replace", cwd=cwd, env=env, timeout=120)
