@@ -16,7 +16,9 @@ and nothing is imported. Per release it collects
             `os.environ` / `os.getenv` reads of VLLM_* / SGLANG_* / SGL_* names);
   arch      the registered architectures (vLLM's registry dicts, SGLang's `EntryClass`);
   func      `module:function` for every function and method;
-  raise     `raise X("...")` / `raise X(f"...")` sites as templates (holes become `*`), with module and function.
+  raise     `raise X("...")` / `raise X(f"...")` sites as templates (holes become `*`), with module and function;
+  lines     `module:function:first-last`, the lines each function spans, for the engine's own plumbing and the Qwen
+            model files (LINE_MODULES): a traceback's line numbers move from release to release, so they date it.
 Facts are stored as intervals over the ordered release list (see qwen3doctor/knowledge/releases/__init__.py).
 """
 from __future__ import annotations
@@ -245,6 +247,18 @@ def literal(node: ast.AST, consts: dict[str, ast.AST], depth: int = 0):
 
 
 SKIP = re.compile(r"(?:^|/)(?:tests?|benchmarks?|multimodal_gen|_vendor)/|(?:^|/)test_[^/]*\.py$")
+# the modules every traceback passes some of (engine loop, workers, executors, scheduler, entry points, loaders) and
+# the Qwen model files: their functions' line spans date a traceback; the rest of the source would only make the
+# table larger (model files of other families, kernels, configs)
+LINE_MODULES = {
+    "vllm": re.compile(r"^vllm/(?:v1/(?:engine|worker|executor|core|spec_decode|attention)/|executor/|worker/|engine/|"
+                       r"entrypoints/|model_executor/model_loader/|model_executor/models/qwen\w*\.py$|"
+                       r"distributed/parallel_state\.py$|compilation/(?:backends|cuda_graph|piecewise_backend|wrapper|"
+                       r"decorators)\.py$)"),
+    "sglang": re.compile(r"^sglang/srt/(?:managers/|model_executor/|entrypoints/|model_loader/|mem_cache/|speculative/|"
+                         r"models/qwen\w*\.py$)"),
+}
+LINES_VERSION = 1  # bump when the line extraction changes; per-release results cached beside the slim zips
 FILE_CACHE: dict[str, dict] = {}  # sha1 of a file's text -> what it contributes (releases share most files)
 EXTRACT_VERSION = 3  # bump when extraction changes; per-release results cached beside the slim zips
 
@@ -298,6 +312,22 @@ def file_facts(pkg: str, name: str, text: str) -> dict | None:
             out["env"].update(k.value for k in node.value.keys
                               if isinstance(k, ast.Constant) and isinstance(k.value, str) and ENV_NAME.match(k.value))
     FILE_CACHE[key] = out
+    return out
+
+
+def collect_lines(archive: Path, pkg: str) -> set[str]:
+    """`module:function:first-last` for every function of the LINE_MODULES files of one release."""
+    out: set[str] = set()
+    for name, text in sources(archive, pkg):
+        if SKIP.search(name) or not LINE_MODULES[pkg].match(name):
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        module = name[:-3].replace("/", ".").removesuffix(".__init__")
+        out.update(f"{module}:{n.name}:{n.lineno}-{n.end_lineno}" for n in ast.walk(tree)
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     return out
 
 
@@ -466,6 +496,9 @@ def flags_of(tree: ast.Module, consts, classes, facts, namespaces=()) -> None:
 
 # ---------------------------------------------------------------- intervals
 
+KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines")
+
+
 def intervals(present: list[int]) -> list[int]:
     """Sorted release indexes -> flat [first, last, first, last, ...]."""
     out: list[int] = []
@@ -480,7 +513,7 @@ def intervals(present: list[int]) -> list[int]:
 def build(per_release: dict[str, dict[str, set[str]]]) -> dict:
     releases = sorted(per_release, key=Version)
     tables: dict[str, dict[str, list[int]]] = {}
-    for kind in ("flags", "choices", "env", "arch", "func", "raise"):
+    for kind in KINDS:
         seen: dict[str, list[int]] = {}
         for i, r in enumerate(releases):
             for fact in per_release[r][kind]:
@@ -520,7 +553,17 @@ def check(index: dict) -> list[str]:
     return problems
 
 
-KINDS = ("flags", "choices", "env", "arch", "func", "raise")
+
+def packed_lines(facts: dict[str, list[int]]) -> dict[str, str]:
+    """The lines table by module, each module's part a JSON string of `{function: [[first, last, *intervals], ...]}`:
+    a lookup parses the outer object and then only the modules its frames are in."""
+    by_module: dict[str, dict[str, list[list[int]]]] = {}
+    for fact, iv in facts.items():
+        key, _, span = fact.rpartition(":")
+        module, _, function = key.partition(":")
+        first, _, last = span.partition("-")
+        by_module.setdefault(module, {}).setdefault(function, []).append([int(first), int(last), *iv])
+    return {m: json.dumps(f, separators=(",", ":"), sort_keys=True) for m, f in sorted(by_module.items())}
 
 
 def write(index: dict, folder: Path) -> None:
@@ -529,7 +572,8 @@ def write(index: dict, folder: Path) -> None:
     total = 0
     for pkg, engine in index["engines"].items():
         for kind in KINDS:
-            data = json.dumps({"format": index["format"], "releases": engine["releases"], "facts": engine[kind]},
+            facts = packed_lines(engine[kind]) if kind == "lines" else engine[kind]
+            data = json.dumps({"format": index["format"], "releases": engine["releases"], "facts": facts},
                               separators=(",", ":"), sort_keys=True).encode()
             buf = io.BytesIO()
             with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=9) as gz:
@@ -576,9 +620,17 @@ def main(argv=None) -> int:
             return pkg, ver, status, None
         done = args.cache / pkg / f"{pkg}-{ver}.facts-v{EXTRACT_VERSION}.json"
         if done.exists():
-            return pkg, ver, status + ", extracted before", {k: set(v) for k, v in json.loads(done.read_text()).items()}
-        facts = collect(slim_path(args.cache, pkg, ver), pkg)
-        done.write_text(json.dumps({k: sorted(v) for k, v in facts.items()}))
+            status += ", extracted before"
+            facts = {k: set(v) for k, v in json.loads(done.read_text()).items()}
+        else:
+            facts = collect(slim_path(args.cache, pkg, ver), pkg)
+            done.write_text(json.dumps({k: sorted(v) for k, v in facts.items()}))
+        lines = args.cache / pkg / f"{pkg}-{ver}.lines-v{LINES_VERSION}.json"
+        if lines.exists():
+            facts["lines"] = set(json.loads(lines.read_text()))
+        else:
+            facts["lines"] = collect_lines(slim_path(args.cache, pkg, ver), pkg)
+            lines.write_text(json.dumps(sorted(facts["lines"])))
         return pkg, ver, status, facts
 
     with cf.ThreadPoolExecutor(max(1, args.jobs)) as ex:

@@ -20,8 +20,11 @@ from qwen3doctor.tools.watch import Watcher
 
 def popen(*args):
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT))
+    # Ctrl-C as a terminal delivers it: a test runner started in the background by a shell inherits SIGINT ignored,
+    # and Python then never raises KeyboardInterrupt in the child
     return subprocess.Popen([sys.executable, "-m", "qwen3doctor.cli", "watch", *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def read_until(stream, marker: bytes, timeout: float = 60) -> bytes:

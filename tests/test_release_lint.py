@@ -275,14 +275,34 @@ def test_the_frames_date_a_traceback_the_log_gives_no_version_for():
                                    Frame("/x/vllm/executor/uniproc_executor.py", 1, "_init_executor")]) is None
 
 
+def test_line_numbers_date_a_traceback_only_when_two_functions_agree():
+    from qwen3doctor.knowledge.releases.frames import release_window
+    from qwen3doctor.model import Frame
+
+    worker_proc = Frame("/x/site-packages/vllm/v1/executor/multiproc_executor.py", 680, "__init__")
+    load_model = Frame("/x/site-packages/vllm/v1/worker/gpu_worker.py", 502, "load_model")
+    w = release_window("vllm", [worker_proc, load_model])
+    assert (w.first, w.last) == ("0.29.0", "0.30.0")
+    # one long function holds a line in many releases: alone it dates nothing
+    assert release_window("vllm", [worker_proc]) is None
+    # a line no release has inside that function (a build between releases, a patched file): no dating by lines
+    assert release_window("vllm", [worker_proc, Frame(load_model.file, 9502, "load_model")]) is None
+
+
 def test_a_cut_traceback_without_a_version_drops_candidates_fixed_before_its_release(bundled, monkeypatch):
-    undated = CUT_LOAD.replace("/vllm/tracing/otel.py", "/vllm/tracing/spans.py")  # no function the index dates
+    # no function the index dates, and line numbers no release has (a source build between releases)
+    undated = CUT_LOAD.replace("/vllm/tracing/otel.py", "/vllm/tracing/spans.py").replace("line 680", "line 9680")
     before = diagnose_text(undated, bundled)
     assert before.environment.get("engine_releases") is None
     assert "eagle3-interface-unsupported-model" in [f.rule_id for f in _all_candidates(undated, bundled)]
+    by_functions = diagnose_text(CUT_LOAD.replace("line 680", "line 9680"), bundled)
+    assert by_functions.environment.get("engine_releases") == "0.16.0-" + rel.releases("vllm")[-1]
+    assert "otel:sync_wrapper" in by_functions.environment.facts["engine_releases"].source
+    # the lines date it closer: WorkerProc.__init__ calls load_model at line 680 in 0.29.0 and 0.30.0 only, and
+    # Worker.load_model spans line 502 in both (the paste is a build between them)
     report = diagnose_text(CUT_LOAD, bundled)
-    assert report.environment.get("engine_releases") == "0.16.0-" + rel.releases("vllm")[-1]
-    assert "otel:sync_wrapper" in report.environment.facts["engine_releases"].source
+    assert report.environment.get("engine_releases") == "0.29.0-0.30.0"
+    assert "multiproc_executor:__init__ at line 680" in report.environment.facts["engine_releases"].source
     # fixed in 0.11.1: a traceback through a 0.16.0+ function is past the fix
     assert "eagle3-interface-unsupported-model" not in [f.rule_id for f in _all_candidates(CUT_LOAD, bundled)]
     # a version in the log wins: no dating, and the function table is not read

@@ -287,9 +287,11 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         inside = [in_range(v, w["engine_version"]) for v in dated]
         span = env.get("engine_releases")
         if all(inside):
-            out.append(Evidence("when.engine_version", HIT, f"the traceback's functions date it to {engine} {span}, within {spec}", wants=str(spec)))
+            out.append(Evidence("when.engine_version", HIT, f"the traceback's functions date it to {engine} {span}, within {spec}",
+                                subject=DATED, wants=str(spec)))
         elif not any(inside):
-            out.append(Evidence("when.engine_version", MISS, f"the traceback's functions date it to {engine} {span}, outside {spec}", wants=str(spec)))
+            out.append(Evidence("when.engine_version", MISS, f"the traceback's functions date it to {engine} {span}, outside {spec}",
+                                subject=DATED, wants=str(spec)))
         else:
             dated_unknown = f"no {engine} version in the log; its traceback's functions say {span} (rule: {spec})"
             out.append(Evidence("when.engine_version", UNKNOWN, dated_unknown, wants=str(spec)))
@@ -341,10 +343,17 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
     elif fixed and dated is not None and rule.fixed_engine in (None, engine):
         span = env.get("engine_releases")
         if at_or_past(dated[0], fixed):
-            out.append(Evidence("fixed_in", MISS, f"the traceback's functions date it to {engine} {span}, at or past the fix in {fixed}"))
+            out.append(Evidence("fixed_in", MISS, f"the traceback's functions date it to {engine} {span}, at or past the fix in {fixed}",
+                                subject=DATED))
         elif not at_or_past(dated[-1], fixed):
-            out.append(Evidence("fixed_in", HIT, f"the traceback's functions date it to {engine} {span}, before the fix in {fixed}"))
+            out.append(Evidence("fixed_in", HIT, f"the traceback's functions date it to {engine} {span}, before the fix in {fixed}",
+                                subject=DATED))
     return out
+
+
+# the subject of a version condition judged by the releases a traceback's functions and lines date it to, not by a
+# version the log states: it can cut a candidate the dating contradicts, but it is no evidence for one
+DATED = "dated by the traceback"
 
 
 def _releases_of_frames(env, engine) -> list | None:

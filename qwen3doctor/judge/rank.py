@@ -10,7 +10,7 @@ import shlex
 from dataclasses import replace
 
 from .combination import GATES, known_bad
-from .match import FRAGMENT
+from .match import DATED, FRAGMENT
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
@@ -92,7 +92,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     agnostic = engine_agnostic(rule)
     for ev in rm.when:
         if ev.state == "hit":
-            if strong or ev.clause not in GATES:
+            # (a version the traceback is only dated to adds nothing to a rule without crash evidence of its own)
+            if strong or ev.clause not in GATES and ev.subject != DATED:
                 total += WHEN_WEIGHT.get(ev.clause, ENV_WEIGHT)
         elif ev.state == "miss":
             if ev.clause == "when.engine" and agnostic:

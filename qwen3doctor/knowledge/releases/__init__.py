@@ -7,7 +7,9 @@ is read until a question needs it, and then only the one table that answers it.
 
 Kinds: `flags` (`--max-num-seqs`), `choices` (`--gdn-prefill-backend=triton`), `env` (`VLLM_USE_DEEP_GEMM`),
 `arch` (`Qwen3NextForCausalLM`), `func` (`vllm.v1.core.kv_cache_utils:check_enough_kv_cache_memory`), `raise`
-(`ValueError<TAB>vllm/v1/core/kv_cache_utils.py<TAB>check_enough_kv_cache_memory<TAB>No available memory *`).
+(`ValueError<TAB>vllm/v1/core/kv_cache_utils.py<TAB>check_enough_kv_cache_memory<TAB>No available memory *`),
+`lines` (by module, `vllm.v1.engine.core` -> `{"run_engine_core": [[712, 760, *intervals], ...]}`: the lines each
+function of the engine's plumbing or of a Qwen model file spans, per release).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from packaging.version import InvalidVersion, Version
 
 HERE = Path(__file__).resolve().parent
 ENGINES = ("vllm", "sglang")
-KINDS = ("flags", "choices", "env", "arch", "func", "raise")
+KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines")
 LABEL = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
@@ -65,6 +67,31 @@ def table(engine: str, kind: str, folder: Path = HERE) -> Table | None:
     except (OSError, ValueError, zlib.error):
         return None
     return Table(engine, kind, tuple(data["releases"]), data["facts"])
+
+
+@lru_cache(maxsize=None)
+def _module_spans(engine: str, module: str) -> dict[str, list[list[int]]] | None:
+    """One module's part of the `lines` table, `{function: [[first line, last line, *release intervals], ...]}`
+    (the table keeps each module's part as a JSON string, parsed only when a frame is in it); None when the table
+    does not cover the module."""
+    t = table(engine, "lines")
+    packed = t.facts.get(module) if t else None
+    return json.loads(packed) if packed else None
+
+
+def releases_at_line(engine: str, key: str, line: int) -> set[int] | None:
+    """The indexes of the releases in which function `key` (`module:function`) spans `line`; None when the lines
+    table does not cover that function (an empty set: no release has that line inside it)."""
+    module, _, function = key.partition(":")
+    spans = (_module_spans(engine, module) or {}).get(function)
+    if spans is None:
+        return None
+    found: set[int] = set()
+    for first, last, *iv in spans:
+        if first <= line <= last:
+            for i in range(0, len(iv), 2):
+                found.update(range(iv[i], iv[i + 1] + 1))
+    return found
 
 
 def releases(engine: str) -> tuple[str, ...]:
