@@ -487,6 +487,10 @@ def test_third_reading_hunt_platforms(catalog):
     }
     for line, platform in cases.items():
         assert diagnose_text(line + boom, catalog).environment.get("platform") == platform, line
+    # a client's traceback from a Mac pasted beside the server's says nothing about the server's platform
+    client = ('  File "/Users/w/bench/client.py", line 19, in main\n    r = client.chat.completions.create()\n'
+              "openai.APIConnectionError: Connection error.\n")
+    assert diagnose_text(client, catalog).environment.get("platform") is None
     # the fused-MoE config a MoE model looks up is named after the running device
     moe = ("[2025-09-16 10:00:00 TP1] Config file not found at /s/configs/triton_3_4_0/"
            "E=512,N=128,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition.json, you can create them\n")

@@ -247,6 +247,10 @@ class EnvCollector:
             self._flush_yaml()
         if not _quick(text):
             return
+        if (process or "vllm" in text or "sglang" in text) and _MACOS.search(text):
+            # the engine's own process runs from a macOS install (a client's traceback pasted beside a Linux
+            # server's log says nothing about the server)
+            self.put("platform", "cpu", "log: the engine runs from a macOS install (no CUDA)", P_GUESS)
         self._line(text)
 
     def _flush_yaml(self) -> None:
@@ -440,8 +444,6 @@ class EnvCollector:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
-        elif _MACOS.search(text):
-            self.put("platform", "cpu", "log: a macOS install (no CUDA)", P_GUESS)
         if "device_name=" in text:
             dev = _MOE_CONFIG_DEVICE.search(text)
             if dev:
