@@ -608,3 +608,59 @@ def test_third_reading_hunt_crash_lines(catalog):
                       '  File "/u/vllm/v1/worker/gpu_worker.py", line 154, in determine_available_memory',
                       "    self.model_runner.profile_run()", "RuntimeError: boom")
     assert own_crashes(diagnose_text(verbose, catalog))[0].functions == ("determine_available_memory",)
+
+
+def test_fourth_reading_hunt_environment(catalog):
+    def env_of(*lines):
+        return diagnose_text("\n".join(lines) + "\nRuntimeError: boom\n", catalog).environment
+    # vLLM's logging format names the engine even without a process tag; SGLang's own env variables name SGLang
+    assert env_of("WARNING 06-26 15:45:02 [utils.py:79] Qwen3ForSequenceClassification has no vLLM implementation, "
+                  "falling back to Transformers implementation.").get("engine") == "vllm"
+    assert env_of("ValueError: not compatible with radix cache when using --mamba-scheduler-strategy no_buffer; "
+                  "set SGLANG_ENABLE_SPEC_V2=1.").get("engine") == "sglang"
+    # Ascend-only words
+    assert env_of("(EngineCore_DP0 pid=26418) INFO 10-27 11:59:28 [utils.py:390] No adjustment needed for ACL graph "
+                  "batch sizes: Qwen3VLMoeForConditionalGeneration model (layers: 94) with 3 sizes").get("platform") == "npu"
+    # a variable the paste sets before the command
+    env = env_of('export MODEL="Qwen/Qwen3-VL-235B-A22B-Thinking-FP8"', "vllm serve $MODEL -tp 4 --enable-expert-parallel")
+    assert (env.get("model"), env.get("quantization"), env.get("tp")) == ("Qwen/Qwen3-VL-235B-A22B-Thinking-FP8", "fp8-block", 4)
+    # KServe's Hugging Face server with the vLLM backend
+    env = env_of("python -m huggingfaceserver --model_id=Qwen/Qwen3-14B --backend vllm --tensor-parallel-size 4 --max-model-len=4096")
+    assert (env.get("engine"), env.get("model"), env.get("tp"), env.get("max_model_len")) == ("vllm", "Qwen/Qwen3-14B", 4, 4096)
+    # nvidia-smi's driver, `pip show`'s version
+    assert env_of("| NVIDIA-SMI 580.142                Driver Version: 580.142        CUDA Version: 13.0     |").get("driver") == "580.142"
+    env = env_of("# pip show vllm", "Name: vllm", "Version: 0.11.0rc2.dev137+g392edee34")
+    assert (env.get("engine"), env.get("engine_version")) == ("vllm", "0.11.0rc2.dev137+g392edee34")
+
+
+def test_fourth_reading_hunt_crashes(catalog):
+    # a batch dump's header above a cut traceback: the traceback is the crash
+    dump = ("ERROR 05-28 19:38:44 [dump_input.py:68] Dumping input data\nTraceback (most recent call last):\n"
+            '  File "/x/vllm/v1/engine/core.py", line 207, in execute_model\n'
+            "    return self.model_executor.execute_model(scheduler_output)\n")
+    crash = diagnose_text(dump, catalog).crash
+    assert crash.functions == ("execute_model",) and crash.during.startswith("serving")
+    # a frame line with escaped quotes, out of a JSON string
+    escaped = ('Traceback (most recent call last):\nFile \\"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\\", '
+               "line 3805, in run_scheduler_process\n  scheduler.run_event_loop()\nAssertionError: stale eviction\n")
+    assert diagnose_text(escaped, catalog).crash.functions == ("run_scheduler_process",)
+    # the next c10d record is not the message's continuation
+    nccl = ("[rank7]:[E226 16:00:37.342220332 ProcessGroupNCCL.cpp:685] [Rank 1] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=262) ran for 1800082 milliseconds before timing out.\n"
+            "[rank7]:[E226 16:00:37.342559100 ProcessGroupNCCL.cpp:732] Stack trace of the failed collective not found.\n")
+    assert diagnose_text(nccl, catalog).crash.message.endswith("before timing out.")
+    # torch_npu's detail lines inside the same record are the message
+    npu = records("(Worker_TP0 pid=5536) ERROR 11-10 01:25:12 [multiproc_executor.py:671] ", "Traceback (most recent call last):",
+                  '  File "/x/torch/_ops.py", line 1158, in __call__', "    return self._op(*args)",
+                  "RuntimeError: NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507013",
+                  "[ERROR] 2025-11-10-01:25:12 (PID:5536, Device:0, RankID:-1) ERR00100 PTA call acl api failed",
+                  "[Error]: System Direct Memory Access (DMA) hardware execution error.")
+    assert diagnose_text(npu, catalog).crash.message.endswith("(DMA) hardware execution error.")
+    # compile_or_warm_up_model runs after the KV cache is sized
+    warm = records("(EngineCore_DP0 pid=24995) ERROR 10-02 11:36:03 [core.py:718] ", "Traceback (most recent call last):",
+                   '  File "/x/vllm/v1/worker/gpu_worker.py", line 215, in compile_or_warm_up_model',
+                   "    self.model_runner.capture_model()", "RuntimeError: boom")
+    assert diagnose_text(warm, catalog).crash.during == "capturing CUDA graphs"
+    # an attribute a None lacks is no version mismatch
+    none = diagnose_text("AttributeError: 'NoneType' object has no attribute 'shape'\n", catalog).crash
+    assert none.crash_class == "error"

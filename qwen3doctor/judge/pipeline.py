@@ -81,6 +81,8 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
         if len(phases) > MAX_PHASES:
             del phases[: MAX_PHASES // 2]
     if why & (CRASH | RULE) or parser.reading(process):
+        if "\\n" not in text and 'File \\"' in text:
+            text = text.replace('\\"', '"')  # one frame line of a traceback that sat in a JSON string
         if "\\n" in text and ("Traceback" in text or 'File \\"' in text):
             # a traceback inside a JSON string: one line with escaped newlines and quotes
             for piece in text.replace('\\"', '"').split("\\n"):
@@ -89,6 +91,8 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
             parser.feed(line_no, process, text, process is not None, record)
     if why & ENV:
         collector.feed(text, process, line_no)
+    if record is not None:
+        collector.record_format(record)
     if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
         if record is not None and record.startswith(QUIET_LEVELS) and len(quiet) < MAX_KEPT_LINES:
             quiet.add(text)

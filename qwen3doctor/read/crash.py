@@ -94,7 +94,7 @@ BOILERPLATE = re.compile(
 )
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a progress bar, an environment listing's package line
                          r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] "
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
@@ -182,7 +182,11 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
     ("unsupported-model", r"not supported|Unsupported|does not support|is not supported|not validated"),
-    ("version-mismatch", r"unrecognized arguments|No module named|cannot import name|ImportError|has no attribute"),
+    # (an attribute a module or a class of another component lacks; not a None or a plain value that reached code
+    # expecting an object)
+    ("version-mismatch", r"unrecognized arguments|No module named|cannot import name|ImportError|"
+                         r"(?<!'NoneType' object )(?<!'int' object )(?<!'str' object )(?<!'list' object )(?<!'dict' object )"
+                         r"(?<!'tuple' object )(?<!'float' object )(?<!'bool' object )(?<!'Tensor' object )has no attribute"),
     ("assertion", r"AssertionError|Assertion error"),
     ("value-error", r"ValueError"),
 )
@@ -678,7 +682,8 @@ def order(crashes: list[Crash]) -> list[Crash]:
     """Mark each crash's role and put the primary first: the earliest cause, else the earliest anything."""
     marked = sorted((replace(c, role=role_of(c)) for c in crashes), key=lambda c: c.line_no)
     causes = [c for c in marked if c.role == "cause"]
-    fragments = [c for c in marked if c.role == "fragment"]
+    # (a fragment with frames, a cut traceback, before a bare crash sign such as a batch dump's header)
+    fragments = sorted((c for c in marked if c.role == "fragment"), key=lambda c: (not c.frames, c.line_no))
     rest = [c for c in marked if c.role not in ("cause", "fragment")]
     ordered = causes + fragments + rest
     if ordered and ordered[0].role in ("cause", "fragment"):

@@ -31,7 +31,8 @@ _QUICK_WORDS = tuple(
         "h100", "h200", "h800", "h20", "a100", "a800", "b200", "b300", "l40", "gb200", "gb10", "python", "rocm", "hip",
         "platform", "█", "sigquit", "scheduler hit", "linearmethod", "npu", "cann", "[pid: ", "aicpu", "aicore",
         "aclgraph", "acl_graph", "nz format", "metax", "maca", "macos", "darwin", "/users/", "device_name=",
-        "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson",
+        "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
+        "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_",
     )
 )
 
@@ -44,6 +45,15 @@ def _quick(text: str) -> bool:
 _KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
 _VERSION_FIRST = re.compile(r"""['"]?v?\d""")
 _LISTED = re.compile(r"\b(?:sglang|vllm|torch|transformers|flashinfer\w*|triton)\s*(?::|==)\s*v?\d")
+# a shell assignment (`export MODEL="Qwen/Qwen3-8B"`, `TP=4`) and a reference to one (`$MODEL`, `${TP}`)
+_SHELL_ASSIGN = re.compile(r"^\s*(?:\$\s+)?(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
+_SHELL_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+# nvidia-smi's header: `| NVIDIA-SMI 580.142   Driver Version: 580.142   CUDA Version: 13.0 |`
+_SMI_DRIVER = re.compile(r"Driver Version:\s*(?P<v>\d+\.\d+(?:\.\d+)?)")
+# KServe's Hugging Face server handing the model to vLLM: `python -m huggingfaceserver --model_id=X --backend vllm ...`
+_KSERVE = re.compile(r"huggingfaceserver\b(?P<args>.*?--backend[ =]vllm\b.*)")
+# an engine's own environment variables named in a message (`set SGLANG_ENABLE_SPEC_V2=1`, `VLLM_USE_V1=1`)
+_ENGINE_ENV = re.compile(r"\b(SGLANG|VLLM)_[A-Z0-9_]{3,}")
 _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
@@ -125,7 +135,8 @@ _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
 # Google's TPUs: the device listing (`TPU7x-8`, `TPU v5e`), tpu-inference's worker, libtpu
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
-_NPU_HINT = re.compile(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b", re.I)
+_NPU_HINT = re.compile(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
+                       r"\bACL graph\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend", re.I)
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
 # the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
@@ -204,6 +215,9 @@ class EnvCollector:
         self._engine_votes = {"vllm": 0, "sglang": 0}
         self.serve_command: str | None = None
         self._gpu_listing = False
+        self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
+        self._listed_package: str | None = None  # `pip show`'s `Name:` line, until its `Version:` line
+        self._record_voted = False
 
     # -- recording -------------------------------------------------------------------------------
     def put(self, key: str, value: object, source: str, priority: int) -> None:
@@ -215,6 +229,14 @@ class EnvCollector:
 
     def vote_engine(self, engine: str, weight: int = 1) -> None:
         self._engine_votes[engine] += weight
+
+    def record_format(self, record: str | None) -> None:
+        """A record prefix in vLLM's logging format (`ERROR 05-05 12:36:59 [core.py:1138] `, which SGLang does not
+        use): one vote for vLLM, whatever the number of such lines (an SGLang log may hold a few lines vLLM's
+        modules logged when it imported them)."""
+        if not self._record_voted and record is not None and ".py:" in record:
+            self._record_voted = True
+            self.vote_engine("vllm")
 
     # -- lines -----------------------------------------------------------------------------------
     def feed(self, text: str, process: str | None = None, line_no: int | None = None) -> None:
@@ -272,6 +294,9 @@ class EnvCollector:
             self._line(joined)
 
     def _line(self, text: str) -> None:
+        assign = _SHELL_ASSIGN.match(text) if "=" in text else None
+        if assign and len(self._shell_vars) < 50:
+            self._shell_vars[assign.group("name")] = _unquote(assign.group("value"))
         if "\\" in text and (_SERVE.search(text.replace(" \\ ", " ")) or "docker run" in text):
             flat = text.replace(" \\ ", " ")
             if flat.rstrip().endswith("\\"):
@@ -295,9 +320,17 @@ class EnvCollector:
             self._take_command(cmd, P_COMMAND)
         else:
             d = _DOCKER_VLLM.search(text) or _LAUNCHER_ARGS.search(text)
+            k = _KSERVE.search(text) if d is None and "huggingfaceserver" in text else None
             if d:
                 self.vote_engine("vllm", 3)
                 self._take_command("vllm serve " + d.group("args"), P_COMMAND)
+            elif k:
+                self.vote_engine("vllm", 3)
+                args = re.sub(r"--model_id[ =]", "--model ", k.group("args")).replace("--backend vllm", "").replace("--backend=vllm", "")
+                self._take_command("vllm serve " + args, P_COMMAND)
+        if "_" in text and ("SGLANG_" in text or "VLLM_" in text):
+            for name in {m.group(1).lower() for m in _ENGINE_ENV.finditer(text)}:
+                self.vote_engine(name)
         if "docker" in text or "image" in text or "/" in text:
             im = _IMAGE.search(text)
             if im:
@@ -377,6 +410,17 @@ class EnvCollector:
                         # SGLang's check_env lists vllm among its optional packages; vLLM's listing never names SGLang
                         self.vote_engine(fact, 3 if fact == "sglang" else 2)
                     return
+        if text.startswith("Name: "):
+            self._listed_package = text[6:].strip().lower()  # `pip show vllm`: its Version: line follows
+        elif text.startswith("Version: ") and self._listed_package in ("vllm", "sglang"):
+            version = clean_version(text[9:].strip())
+            if version:
+                self.put(self._listed_package, version, "log: pip show", P_LISTING)
+                self.vote_engine(self._listed_package, 2)
+            self._listed_package = None
+        drv = _SMI_DRIVER.search(text) if "Driver Version" in text else None
+        if drv:
+            self.put("driver", drv.group("v"), "log: nvidia-smi", P_LISTING - 5)
         nv = _NVCC.search(text)
         if nv:
             self.put("cuda", nv.group("v"), "log: nvcc", P_LISTING - 5)
@@ -455,6 +499,9 @@ class EnvCollector:
 
     # -- commands and configs --------------------------------------------------------------------
     def _take_command(self, command: str, priority: int) -> None:
+        if "$" in command and self._shell_vars:
+            # a variable the paste set before the command: `export MODEL=Qwen/Qwen3-8B` ... `vllm serve $MODEL`
+            command = _SHELL_REF.sub(lambda m: self._shell_vars.get(m.group(1) or m.group(2), m.group(0)), command)
         cmd = read_command(command.strip())
         if not cmd.tokens:
             return

@@ -67,7 +67,7 @@ def phase_of(text: str) -> str | None:
 _FRAME_PHASES = (
     (CAPTURING, frozenset((
         "capture_model", "capture", "capture_one_batch_size", "init_cuda_graphs", "_capture_cudagraphs",
-        "capture_graph", "init_device_graphs"))),
+        "capture_graph", "init_device_graphs", "compile_or_warm_up_model"))),
     (SIZING, frozenset((
         "determine_available_memory", "profile_run", "_initialize_kv_caches", "initialize_from_config",
         "init_memory_pool", "profile_max_num_token", "determine_num_available_blocks", "get_kv_cache_specs",

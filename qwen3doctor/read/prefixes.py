@@ -35,8 +35,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("rank-tag", r"\[(?P<proc>\d+/\d+,\s*[A-Z]+\d+)\](?:\[pid=\d+\])?\s?"),
     # docker compose: "svc-1  | " and "[llm]        | "
     ("compose", r"(?:\[[\w.-]+\]|[\w.-]+)\s*\|\s?"),
-    # torchrun: "[rank3]:" and "[rank3]:[W1027 20:05:15.05 TCPStore.cpp:125] "
-    ("torchrun", r"\[(?P<proc>rank\d+)\]:(?:\[[WEIF]\d{4} [\d:.]+ [^\]]*\])?\s?"),
+    # torchrun: "[rank3]:" and "[rank3]:[W1027 20:05:15.05 TCPStore.cpp:125] " (c10's own records: "[E226 16:00:37.34 ...]")
+    ("torchrun", r"\[(?P<proc>rank\d+)\]:(?:\[(?P<glevel>[WEIF])\d{3,4} [\d:.]+ (?P<gsrc>[^\]]*)\])?\s?"),
     # vLLM process tags: "(EngineCore_DP0 pid=312) ", "(Worker_TP4) ", "(RayWorkerWrapper pid=1, ip=10.0.0.1) ",
     # "(VllmWorker rank=0 pid=106) " and, in 0.10.0 / 0.10.1, "(VllmWorker TP3 pid=2211) "
     ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*)(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
@@ -96,8 +96,10 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
                 process = _normalise(proc)
             if name == "pylog":
                 record = m.group("level")
-            if name == "tag" and m.group(0).startswith(("[ERROR]", "[CRITICAL]", "[FATAL]")):
-                record = "ERROR"
+            if name == "torchrun" and m.group("glevel"):
+                record = f"{m.group('glevel')} {m.group('gsrc')}"  # c10's record: its own level and source line
+            if name == "tag" and record is None and m.group(0).startswith(("[ERROR]", "[CRITICAL]", "[FATAL]")):
+                record = "ERROR"  # (inside an engine's record, `[ERROR] ...` is a line of that record's message)
             if name == "vllm-level":
                 head = m.group(0)
                 record = head.split(None, 1)[0] + " " + head[head.rfind("[") + 1:].split("]")[0] if "[" in head else head.strip()
