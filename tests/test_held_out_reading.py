@@ -664,3 +664,20 @@ def test_fourth_reading_hunt_crashes(catalog):
     # an attribute a None lacks is no version mismatch
     none = diagnose_text("AttributeError: 'NoneType' object has no attribute 'shape'\n", catalog).crash
     assert none.crash_class == "error"
+
+
+def test_fourth_reading_hunt_banners_configs_and_dead_engines(catalog):
+    banner = ("(APIServer pid=1) INFO 02-28 07:55:18 [utils.py:287]   █▄█▀ █     █     █     █  model   "
+              "/var/lib/gpustack/cache/huggingface/Qwen/Qwen3-0.6B\nRuntimeError: boom\n")
+    env = diagnose_text(banner, catalog).environment
+    assert (env.get("engine"), env.get("model")) == ("vllm", "/var/lib/gpustack/cache/huggingface/Qwen/Qwen3-0.6B")
+    stage = ("stage_args:\n- stage_id: 0\n  engine_args:\n    model_arch: Qwen3OmniMoeForConditionalGeneration\n"
+             "    tensor_parallel_size: 2\nRuntimeError: boom\n")
+    assert diagnose_text(stage, catalog).environment.get("tp") == 2
+    # the API server's note that the engine process died is kept beside the client traceback under it
+    dead = ("ERROR 01-29 08:37:48 [core_client.py:564] Engine core proc EngineCore_DP1 died unexpectedly, shutting down client.\n"
+            "Traceback (most recent call last):\n"
+            '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/llm_engine.py", line 240, in add_request\n'
+            "    self.engine_core.add_request(request)\n")
+    report = diagnose_text(dead, catalog)
+    assert any(c.role == "wrapper" and "EngineCore_DP1 died" in c.message for c in report.crashes)

@@ -129,6 +129,7 @@ _STANDALONE = re.compile(
     r"\*\*\* SIG[A-Z]+ received at time=.*|Invalid handle\. Cannot load symbol \w+.*|"
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
+    r"Engine core proc \S+ died unexpectedly.*|"
     r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line), and a CANN error
@@ -142,7 +143,7 @@ _STANDALONE = re.compile(
     r"torch\.\w*(?:Error|Exception)|(?<![A-Za-z0-9_])[A-Z]\w*Error|(?<![A-Za-z0-9_])[a-z][a-z0-9]*[A-Z]\w*Error)(?:: .*|\(.*)?$)"
 )
 _QUICK = re.compile(
-    r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|"
+    r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
     rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
@@ -153,7 +154,7 @@ WRAPPER_PATTERNS = re.compile(
     r"EngineCore failed to start|"
     r"EngineGenerateError|Engine process failed to start|Worker failed with error|"
     r"WorkerProc (?:hit an exception|failed to start)|Scheduler hit an exception|"
-    r"See root cause above|See stack trace \(above\)|Worker proc \S+ died unexpectedly|"
+    r"See root cause above|See stack trace \(above\)|(?:Worker|Engine core) proc \S+ died unexpectedly|"
     r"Initialization failed\. warmup error|RPC call to \w+ failed|"
     r"ChildProcessError|BrokenProcessPool|Exception in worker \S+ while processing method|"
     r"AsyncLLM output_handler failed|Error raised in subprocess:?$|"

@@ -92,6 +92,8 @@ _SERVE = re.compile(
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
 # a launcher that logs the arguments it hands the vllm CLI (GPUStack: `Run vLLM with arguments: serve /data/... --flag`)
 _LAUNCHER_ARGS = re.compile(r"Run vLLM with arguments: serve (?P<args>.+)")
+_YAML_SETTING = re.compile(r"^\s*-?\s*(?P<key>tensor_parallel_size|tp_size|pipeline_parallel_size|data_parallel_size|"
+                           r"max_model_len|max_num_seqs|quantization|kv_cache_dtype):\s*(?P<value>[\w.-]+)\s*$")
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
 # a Kubernetes / compose command or args list in flow style: `args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4"]`
 _YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*)\]\s*$")
@@ -129,6 +131,7 @@ _CONFIG_FACTS = {
     "model": "model", "model_path": "model",
 }
 _BANNER = re.compile(r"█.*\bversion\s+v?(\d+\.\d+[\w.+-]*)")
+_BANNER_MODEL = re.compile(r"█.*\bmodel\s+(\S+)\s*$")  # the 2026 banner's `model   /data/Qwen3-8B`
 _PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca|musa)\b", re.I)
 _PLATFORM_NAMES = {"ascend": "npu", "npu": "npu", "metax": "maca", "maca": "maca"}
 _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
@@ -260,6 +263,11 @@ class EnvCollector:
         flow = _YAML_FLOW.match(text) if "[" in text else None
         if flow:
             self._yaml_items.extend(_unquote(i.strip()) for i in split_top_level(flow.group("items")) if i.strip())
+            return
+        setting = _YAML_SETTING.match(text) if ":" in text else None
+        if setting:
+            # an engine config pasted as YAML (vllm-omni's stage_args, a serve config file): `tensor_parallel_size: 2`
+            self.put(_CONFIG_FACTS[setting.group("key")], _number(setting.group("value")), "log: YAML config", P_HINT)
             return
         item = _YAML_ITEM.match(text)
         if item:
@@ -475,6 +483,11 @@ class EnvCollector:
             banner = _BANNER.search(text)
             if banner:
                 self.put("vllm", banner.group(1), "log: start-up banner", P_STARTUP)
+                self.vote_engine("vllm", 2)
+        if "█" in text and "model" in text:
+            shown = _BANNER_MODEL.search(text)
+            if shown:
+                self.put("model", shown.group(1), "log: start-up banner", P_STARTUP)
                 self.vote_engine("vllm", 2)
         plat = _PLATFORM_LINE.search(text)
         if plat:
