@@ -133,3 +133,20 @@ def test_a_cut_traceback_names_candidates_by_the_engine_module_it_stops_in(catal
     # a module whose name says nothing (forward_context, module.py) names no candidate
     other = diagnose_text(CUT_IN_DRAFTER.format(module="worker/utils"), catalog)
     assert not any("stops in" in e.text for f in other.findings for e in f.evidence)
+
+
+def test_a_common_exception_type_alone_is_no_candidate_when_the_paste_shows_its_message(catalog):
+    """An exception line with its own message and no traceback: rules whose only hit is the type (an assert in a
+    frame the paste does not show) say nothing about this crash; the message is what tells it apart."""
+    report = diagnose_text("KeyError: 'timestamps'\nAssertionError: Failed to apply prompt replacement\n", catalog)
+    assert "block-pool-admission-allocation-mismatch" not in [f.rule_id for f in report.findings]
+    for f in report.findings:
+        hits = [ev for ev in f.evidence if ev.state == "hit" and ev.clause.startswith("match")]
+        assert any(not ev.clause.endswith("exception") for ev in hits), f.rule_id
+    # the same type raised in the frame the rule names is still that rule's
+    tb = ("Traceback (most recent call last):\n"
+          '  File "/x/vllm/v1/core/block_pool.py", line 300, in get_new_blocks\n'
+          "    ret = self.free_block_queue.popleft_n(num_blocks)\n"
+          '  File "/x/vllm/v1/core/kv_cache_utils.py", line 270, in popleft_n\n'
+          "    assert self.fake_free_list_head.next_free_block is not None\nAssertionError\n")
+    assert "block-pool-admission-allocation-mismatch" in [f.rule_id for f in diagnose_text(tb, catalog).findings]

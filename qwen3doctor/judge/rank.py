@@ -108,6 +108,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     basis = "evidence"
     extra: tuple[Evidence, ...] = ()
     if rule.match and not strong:
+        if weak and _type_alone(rm, scan):
+            return None
         if weak:
             if hard_miss or misses:
                 # a generic message from another engine or model family says nothing, and a candidate the launch
@@ -222,6 +224,19 @@ def _cut_traceback(scan: Scan) -> bool:
     """The log's first crash is a traceback cut before its exception line, and no crash names an exception."""
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
     return bool(own) and not own[0].complete and bool(own[0].frames) and not any(c.exception_type for c in own)
+
+
+def _type_alone(rm: RuleMatch, scan: Scan) -> bool:
+    """The rule's only hit is a common exception type (`AssertionError`) whose frames the paste lacks, while the
+    paste shows that exception's own message: the message is what tells this crash apart, and the rule says nothing
+    about it, so the type alone is no candidate (`AssertionError: Failed to apply prompt replacement` is not every
+    rule whose assert lives in a frame the paste does not show)."""
+    hits = [ev for ev in rm.match if ev.state == "hit"]
+    if not hits or any(ev.clause.rsplit(".", 1)[-1] != "exception" for ev in hits):
+        return False
+    if not any(ev.state == "unknown" and ev.clause.endswith("frames") for ev in rm.match):
+        return False
+    return any(c.exception_type and c.message.strip() and not c.frames for c in scan.crashes if c.role != "consequence")
 
 
 def _combination(rm: RuleMatch) -> bool:
