@@ -574,6 +574,8 @@ def test_third_reading_hunt_more_platforms(catalog):
         assert (env.get("platform"), env.get("gpu")) == (platform, gpu), text
     env = diagnose_text("sglang: 0.5.2rc1\nvllm: 0.6.7.dev2+g113274a0.rocm630\n" + boom, catalog).environment
     assert env.get("platform") == "rocm"  # a ROCm build of a package the listing names
+    ray = "(RolloutRayActor pid=3549160) [2025-08-05 12:15:15 TP0] Capture cuda graph end. Time elapsed: 3.53 s.\n"
+    assert diagnose_text(ray + boom, catalog).environment.get("engine") == "sglang"  # SGLang's record in Ray's tag
     router = "2025-07-30 00:09:07  INFO sglang_router_rs::server: src/server.rs:245: Initializing router on 127.0.0.1:30000\n"
     assert diagnose_text(router + boom, catalog).environment.get("engine") == "sglang"
 

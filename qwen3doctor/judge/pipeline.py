@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
@@ -91,6 +92,8 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
             parser.feed(line_no, process, text, process is not None, record)
     if why & ENV:
         collector.feed(text, process, line_no)
+        if process is not None and " TP" in line[:160] and _SGLANG_RECORD.search(line, 0, 160):
+            collector.vote_engine("sglang")  # an SGLang record inside a wrapper's tag (`(RolloutRayActor pid=1) [... TP0] `)
     if record is not None:
         collector.record_format(record)
     if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
@@ -103,6 +106,9 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
             if len(kept_tail) > MAX_KEPT_LINES // 2:
                 del kept_tail[: MAX_KEPT_LINES // 4]
 
+
+# SGLang's record prefix, `[2025-08-05 12:15:15 TP0] ` (`DP0 TP3 EP3` too)
+_SGLANG_RECORD = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:DP|PP|EP|CP)\d+)* TP\d+(?: \w+\d+)*\] ")
 
 MAX_PHASES = 4096  # a restart loop logs its start-up again and again: the oldest half goes
 
