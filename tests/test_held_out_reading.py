@@ -629,6 +629,11 @@ def test_fourth_reading_hunt_environment(catalog):
     # KServe's Hugging Face server with the vLLM backend
     env = env_of("python -m huggingfaceserver --model_id=Qwen/Qwen3-14B --backend vllm --tensor-parallel-size 4 --max-model-len=4096")
     assert (env.get("engine"), env.get("model"), env.get("tp"), env.get("max_model_len")) == ("vllm", "Qwen/Qwen3-14B", 4, 4096)
+    # ms-swift's launch with the vLLM backend
+    env = env_of("CUDA_VISIBLE_DEVICES=1 swift rollout --model Qwen/Qwen3-VL-8B-Instruct --vllm_tensor_parallel_size 2 "
+                 "--max_model_len 8192")
+    assert (env.get("engine"), env.get("model"), env.get("tp"), env.get("max_model_len")) == (
+        "vllm", "Qwen/Qwen3-VL-8B-Instruct", 2, 8192)
     # nvidia-smi's driver, `pip show`'s version
     assert env_of("| NVIDIA-SMI 580.142                Driver Version: 580.142        CUDA Version: 13.0     |").get("driver") == "580.142"
     env = env_of("# pip show vllm", "Name: vllm", "Version: 0.11.0rc2.dev137+g392edee34")

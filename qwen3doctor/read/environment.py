@@ -54,6 +54,9 @@ _SMI_DRIVER = re.compile(r"Driver Version:\s*(?P<v>\d+\.\d+(?:\.\d+)?)")
 _KSERVE = re.compile(r"huggingfaceserver\b(?P<args>.*?--backend[ =]vllm\b.*)")
 # an engine's own environment variables named in a message (`set SGLANG_ENABLE_SPEC_V2=1`, `VLLM_USE_V1=1`)
 _ENGINE_ENV = re.compile(r"\b(SGLANG|VLLM)_[A-Z0-9_]{3,}")
+# ms-swift's arguments that reach vLLM (its own `--vllm_` prefix, underscores as in Python names)
+_SWIFT_ARG = re.compile(r"--(?:vllm_)?(?P<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|"
+                        r"max_model_len|max_num_seqs)[ =](?P<v>\S+)")
 _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
@@ -336,6 +339,8 @@ class EnvCollector:
                 self.vote_engine("vllm", 3)
                 args = re.sub(r"--model_id[ =]", "--model ", k.group("args")).replace("--backend vllm", "").replace("--backend=vllm", "")
                 self._take_command("vllm serve " + args, P_COMMAND)
+        if "swift " in text and "--vllm_" in text:
+            self._swift(text)
         if "_" in text and ("SGLANG_" in text or "VLLM_" in text):
             for name in {m.group(1).lower() for m in _ENGINE_ENV.finditer(text)}:
                 self.vote_engine(name)
@@ -392,6 +397,17 @@ class EnvCollector:
             self.vote_engine("sglang")
         if "vllm" in text and _VLLM_MODULE.search(text):
             self.vote_engine("vllm")
+
+    def _swift(self, text: str) -> None:
+        """ms-swift's launch with its vLLM backend: `swift rollout --model X --vllm_tensor_parallel_size 2 ...`."""
+        self.vote_engine("vllm", 3)
+        for m in _SWIFT_ARG.finditer(text):
+            key, value = m.group("k"), m.group("v")
+            if key == "model":
+                if "$" not in value:
+                    self.put("model", value, "log: ms-swift launch", P_COMMAND)
+            else:
+                self.put(_CONFIG_FACTS[key], _number(value), "log: ms-swift launch", P_COMMAND)
 
     def _packages(self, text: str) -> None:
         if len(_LISTED.findall(text)) >= 2:
