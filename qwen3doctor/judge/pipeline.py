@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
@@ -13,7 +12,7 @@ from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_lite
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import later, phase_of, phase_of_frames, stopped_in
-from ..read.prefixes import dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
+from ..read.prefixes import SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -92,7 +91,7 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
             parser.feed(line_no, process, text, process is not None, record)
     if why & ENV:
         collector.feed(text, process, line_no)
-        if process is not None and " TP" in line[:160] and _SGLANG_RECORD.search(line, 0, 160):
+        if process is not None and " TP" in line[:160] and SGLANG_RECORD.search(line, 0, 160):
             collector.vote_engine("sglang")  # an SGLang record inside a wrapper's tag (`(RolloutRayActor pid=1) [... TP0] `)
     if record is not None:
         collector.record_format(record)
@@ -106,9 +105,6 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
             if len(kept_tail) > MAX_KEPT_LINES // 2:
                 del kept_tail[: MAX_KEPT_LINES // 4]
 
-
-# SGLang's record prefix, `[2025-08-05 12:15:15 TP0] ` (`DP0 TP3 EP3` too)
-_SGLANG_RECORD = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:DP|PP|EP|CP)\d+)* TP\d+(?: \w+\d+)*\] ")
 
 MAX_PHASES = 4096  # a restart loop logs its start-up again and again: the oldest half goes
 

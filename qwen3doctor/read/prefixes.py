@@ -12,6 +12,10 @@ import re
 
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 
+_SGLANG_RANKS = r"(?:(?:DP|PP|TP|EP|CP|ATTN_CP|MOE_DP)\d+\s?)+"
+# SGLang's record prefix with its ranks, wherever it sits in a line (inside a wrapper's process tag too)
+SGLANG_RECORD = re.compile(rf"\[{_TS}\s+{_SGLANG_RANKS}\]")
+
 PREFIXES: tuple[tuple[str, str], ...] = (
     # a quoted paste ("> " per line, as in e-mail and issue replies)
     ("quote", r">\s?"),
@@ -41,7 +45,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # "(VllmWorker rank=0 pid=106) " and, in 0.10.0 / 0.10.1, "(VllmWorker TP3 pid=2211) "
     ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*)(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
     # SGLang: "[2025-05-01 10:00:00 TP0] ", "[2025-05-01 10:00:00 DP0 TP3 EP3] ", "[2025-05-01 10:00:00] "
-    ("sglang", rf"\[{_TS}(?:\s+(?P<proc>(?:(?:DP|PP|TP|EP|CP|ATTN_CP|MOE_DP)\d+\s?)+))?\]\s?"),
+    ("sglang", rf"\[{_TS}(?:\s+(?P<proc>{_SGLANG_RANKS}))?\]\s?"),
     # a SGLang prefix whose opening bracket was lost in the paste: "2025-11-06 08:57:26] "
     ("sglang-cut", rf"{_TS}(?:\s+(?P<proc>(?:(?:DP|PP|TP|EP)\d+\s?)+))?\]\s?"),
     # vLLM / Python logging: "ERROR 05-05 12:36:59 [core.py:1138] ", "INFO 05-13 07:15:10 [importing.py:53] ",
