@@ -634,6 +634,10 @@ def test_fourth_reading_hunt_environment(catalog):
                  "--max_model_len 8192")
     assert (env.get("engine"), env.get("model"), env.get("tp"), env.get("max_model_len")) == (
         "vllm", "Qwen/Qwen3-VL-8B-Instruct", 2, 8192)
+    # docker inspect's argument list, one JSON string a line
+    env = env_of('        "Args": [', '            "serve",', '            "/Qwen3.5-35B-A3B",',
+                 '            "--tensor-parallel-size",', '            "2"', "        ],")
+    assert (env.get("engine"), env.get("model"), env.get("tp")) == ("vllm", "/Qwen3.5-35B-A3B", 2)
     # nvidia-smi's driver, `pip show`'s version
     assert env_of("| NVIDIA-SMI 580.142                Driver Version: 580.142        CUDA Version: 13.0     |").get("driver") == "580.142"
     env = env_of("# pip show vllm", "Name: vllm", "Version: 0.11.0rc2.dev137+g392edee34")

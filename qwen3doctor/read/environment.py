@@ -97,6 +97,8 @@ _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
 _LAUNCHER_ARGS = re.compile(r"Run vLLM with arguments: serve (?P<args>.+)")
 _YAML_SETTING = re.compile(r"^\s*-?\s*(?P<key>tensor_parallel_size|tp_size|pipeline_parallel_size|data_parallel_size|"
                            r"max_model_len|max_num_seqs|quantization|kv_cache_dtype):\s*(?P<value>[\w.-]+)\s*$")
+# one string of a JSON list spread over lines, as `docker inspect` prints a container's `"Args": [`
+_JSON_ITEM = re.compile(r'^\s*"(?P<item>[^"\\]*)",?\s*$')
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
 # a Kubernetes / compose command or args list in flow style: `args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4"]`
 _YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*)\]\s*$")
@@ -272,7 +274,7 @@ class EnvCollector:
             # an engine config pasted as YAML (vllm-omni's stage_args, a serve config file): `tensor_parallel_size: 2`
             self.put(_CONFIG_FACTS[setting.group("key")], _number(setting.group("value")), "log: YAML config", P_HINT)
             return
-        item = _YAML_ITEM.match(text)
+        item = _YAML_ITEM.match(text) or (_JSON_ITEM.match(text) if '"' in text else None)
         if item:
             self._yaml_items.append(_unquote(item.group("item")))
             return
