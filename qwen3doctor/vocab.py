@@ -113,8 +113,11 @@ def quantization_of(name: str, *, from_model_name: bool = False) -> str | None:
         return None
     for pattern, quant in _QUANT_RES:
         if pattern.search(name):
-            if quant == "fp8" and from_model_name and re.search(r"(?i)qwen3", name):
-                return "fp8-block"  # the Qwen3-family FP8 checkpoints are fine-grained (128x128 block) FP8
+            if quant == "fp8" and from_model_name and re.search(r"(?i)qwen3", name) \
+                    and not re.search(r"(?i)fp8[-_]dynamic|fp8[-_]static|w8a8", name):
+                # Qwen's own FP8 checkpoints are fine-grained (128x128 block) FP8; community exports named
+                # `-FP8-dynamic` / `-FP8-static` (llm-compressor) are per-channel or per-tensor
+                return "fp8-block"
             if from_model_name and quant in ("bf16", "fp16"):
                 return None
             return quant

@@ -692,3 +692,35 @@ def test_fourth_reading_hunt_banners_configs_and_dead_engines(catalog):
             "    self.engine_core.add_request(request)\n")
     report = diagnose_text(dead, catalog)
     assert any(c.role == "wrapper" and "EngineCore_DP1 died" in c.message for c in report.crashes)
+
+
+def test_fifth_reading_hunt(catalog):
+    def env_of(*lines):
+        return diagnose_text("\n".join(lines) + "\nRuntimeError: boom\n", catalog).environment
+    # launch commands written as lists (a Python script's, docker inspect's on one line)
+    env = env_of('command = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B", '
+                 '"--enable-lora", "--max-lora-rank", "16"]')
+    assert (env.get("engine"), env.get("model")) == ("vllm", "Qwen/Qwen3-8B") and "--enable-lora" in env.flags
+    assert env_of('"Args": ["vllm","serve","/models/Qwen3-32B","--pipeline-parallel-size","2"],').get("pp") == 2
+    # vLLM 0.8's argument namespace; SGLang's start-up lines; npu-smi rows without their header
+    env = env_of("INFO 05-01 10:00:00 api_server.py:1000] args: Namespace(host=None, model='Qwen/Qwen3-30B-A3B', "
+                 "tensor_parallel_size=4, enforce_eager=False)")
+    assert (env.get("model"), env.get("tp")) == ("Qwen/Qwen3-30B-A3B", 4)
+    assert env_of("[2025-09-17 16:23:13 TP0] KV Cache is allocated. #tokens: 1000000, K size: 10 GB").get("engine") == "sglang"
+    env = env_of("| 2     910B2               | OK            | 93.1        41                0    / 0             |")
+    assert (env.get("gpu"), env.get("platform")) == ("Ascend 910B2", "npu")
+    # a community FP8-dynamic export is per-channel FP8; the shell's redirection is not the server's
+    env = env_of("vllm serve RedHatAI/Qwen3-32B-FP8-dynamic --tensor-parallel-size 4 > out.txt 2>&1")
+    assert env.get("quantization") == "fp8" and env.get("serve_command").endswith("--tensor-parallel-size 4")
+    assert env_of("- vLLM: `0.26.1rc1.dev1045+g3406ec1da`").get("engine_version") == "0.26.1rc1.dev1045+g3406ec1da"
+    # an exception printed with its constructor's arguments; the same crash on two ranks: the earlier rank
+    kv = ("[2025-09-17 16:23:13 TP1] Decode transfer failed with exception KVTransferError(bootstrap_room=165): Failed "
+          "due to an unknown reason from another rank\n"
+          "[2025-09-17 16:23:13 TP2] Decode transfer failed with exception KVTransferError(bootstrap_room=165): Failed "
+          "due to an unknown reason from another rank\n"
+          '[2025-09-17 16:23:13] INFO:     10.10.11.1:41698 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n')
+    crash = diagnose_text(kv, catalog).crash
+    assert (crash.message, crash.process) == ("Failed due to an unknown reason from another rank", "TP1")
+    # a YAML listing pasted under an exception line is not its message
+    yaml_below = "json.decoder.JSONDecodeError: Extra data: line 1 column 528 (char 527)\nargs:\n- --model\n- Qwen/Qwen3-32B\n"
+    assert diagnose_text(yaml_below, catalog).crash.message == "Extra data: line 1 column 528 (char 527)"

@@ -83,7 +83,8 @@ _EXC = re.compile(
     # (not a C++ signature from a native frame cut at the line's start: `r::Error(c10::SourceLocation, std::...)`)
     r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)"
     # (Ray names the exception it wraps in brackets: `ray.exceptions.RayTaskError(RuntimeError): ray::Actor.f()`)
-    r"(?:\((?P<inner>[A-Z]\w*)\)(?=:))?(?:(?::\s?|\()(?P<msg>.*))?$"
+    # (and an exception printed with its constructor's arguments: `KVTransferError(bootstrap_room=165): Failed ...`)
+    r"(?:\((?P<inner>[A-Z]\w*|\w+=[^()]*)\)(?=:))?(?:(?::\s?|\()(?P<msg>.*))?$"
 )
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
 # advice lines torch prints under every CUDA error: not part of what went wrong
@@ -94,7 +95,7 @@ BOILERPLATE = re.compile(
 )
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|[a-z_]+:$|\S+@[\w.-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a progress bar, an environment listing's package line
                          r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] "
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
@@ -573,6 +574,10 @@ class CrashParser:
     def _add(self, crash: Crash) -> None:
         key = (crash.exception_type, _mask(crash.message), crash.functions[-3:])
         if key in self._seen:
+            # the same crash from several ranks: the earliest line stands for them (ranks close in any order)
+            i = self._seen[key]
+            if crash.line_no < self._crashes[i].line_no:
+                self._crashes[i] = crash
             return
         if len(self._crashes) >= MAX_CRASHES:
             self.dropped += 1

@@ -32,7 +32,8 @@ _QUICK_WORDS = tuple(
         "platform", "█", "sigquit", "scheduler hit", "linearmethod", "npu", "cann", "[pid: ", "aicpu", "aicore",
         "aclgraph", "acl_graph", "nz format", "metax", "maca", "macos", "darwin", "/users/", "device_name=",
         "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
-        "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_",
+        "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
+        "kv cache is allocated", "#running-req", "#new-seq",
     )
 )
 
@@ -43,7 +44,7 @@ def _quick(text: str) -> bool:
 
 
 _KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
-_VERSION_FIRST = re.compile(r"""['"]?v?\d""")
+_VERSION_FIRST = re.compile(r"""['"`]?v?\d""")
 _LISTED = re.compile(r"\b(?:sglang|vllm|torch|transformers|flashinfer\w*|triton)\s*(?::|==)\s*v?\d")
 # a shell assignment (`export MODEL="Qwen/Qwen3-8B"`, `TP=4`) and a reference to one (`$MODEL`, `${TP}`)
 _SHELL_ASSIGN = re.compile(r"^\s*(?:\$\s+)?(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
@@ -57,6 +58,7 @@ _ENGINE_ENV = re.compile(r"\b(SGLANG|VLLM)_[A-Z0-9_]{3,}")
 # ms-swift's arguments that reach vLLM (its own `--vllm_` prefix, underscores as in Python names)
 _SWIFT_ARG = re.compile(r"--(?:vllm_)?(?P<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|"
                         r"max_model_len|max_num_seqs)[ =](?P<v>\S+)")
+_REDIRECT = re.compile(r"\s(?:[12]?>>?|&>|\|)\s*(?=\S)|\s&\s*$")
 _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
@@ -86,6 +88,7 @@ _VLLM_VERSION = re.compile(
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
 _SGLANG_VERSION = re.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
 _IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
+_NAMESPACE = re.compile(r"\bargs: Namespace\((?P<a>.*)\)\s*$")
 _NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
 _SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
 _SERVE = re.compile(
@@ -101,7 +104,8 @@ _YAML_SETTING = re.compile(r"^\s*-?\s*(?P<key>tensor_parallel_size|tp_size|pipel
 _JSON_ITEM = re.compile(r'^\s*"(?P<item>[^"\\]*)",?\s*$')
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
 # a Kubernetes / compose command or args list in flow style: `args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4"]`
-_YAML_FLOW = re.compile(r"^\s*-?\s*(?:command|args|entrypoint):\s*\[(?P<items>.*)\]\s*$")
+# also a JSON or Python list on one line: `"Args": ["serve", ...],`, `command = ["python3", "-m", "vllm...", ...]`
+_YAML_FLOW = re.compile(r"^\s*-?\s*[\"']?(?:command|args|entrypoint|cmd)[\"']?\s*[:=]\s*\[(?P<items>.*)\]\s*,?\s*$", re.I)
 # a class of the model's own code named in a message (`'Qwen3MoeConfig' object has no attribute ...`): which
 # suffixes make a model class is vocab.family_of_class's to say
 _QWEN_CLASS = re.compile(r"\bQwen3\w+")
@@ -148,6 +152,8 @@ _NPU_HINT = re.compile(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
 # the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
+# an npu-smi row, with or without its header: `| 2     910B2     | OK   | 93.1   41   0 / 0 |`
+_NPU_ROW = re.compile(r"^\|\s*\d+\s+(?P<chip>910[A-C]?\d?|310P\d?)\s+\|")
 _MOE_CONFIG_DEVICE = re.compile(r"device_name=(?P<d>(?:NVIDIA|AMD)_[A-Za-z0-9_-]+?)(?:,|\.json)")
 # (transformers keeps a folder per model: `models/qwen3_vl/modeling_qwen3_vl.py`)
 _MODEL_FILE = re.compile(r"models/(?:qwen3\w*/modeling_)?(qwen3\w*)\.py$")
@@ -168,7 +174,8 @@ _VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|mode
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
 # SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception|sglang_router\w*::|"
-                         r"Health check failed\. Server couldn't get a response from detokenizer")
+                         r"Health check failed\. Server couldn't get a response from detokenizer|KV Cache is allocated\. #tokens|"
+                         r"Capture cuda graph (?:begin|end)|Decode batch, #running-req|Prefill batch\. #new-seq|max_total_num_tokens=")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
 _LINEAR_METHOD = re.compile(r"\b(?P<q>GPTQ|AWQ|Fp8|ModelOpt\w*?|CompressedTensors)(?:Marlin)?LinearMethod\b")
 # the Hugging Face cache's folder for a model: `models--Qwen--Qwen3-0.6B`
@@ -359,6 +366,11 @@ class EnvCollector:
             self.put("vllm", clean_version(cfg.group("ver") or cfg.group("ver2")), "log: engine start-up", P_STARTUP + 10)
             self._take_config(cfg.group("cfg") or cfg.group("cfg2") or "", "log: engine config", defaults=_VLLM_DEFAULT_VALUES)
             return
+        ns = _NAMESPACE.search(text) if "Namespace(" in text else None
+        if ns:  # vLLM 0.8's api server logs its whole argument namespace at start-up
+            self.vote_engine("vllm", 3)
+            self._take_config(ns.group("a"), "log: args Namespace", defaults=_VLLM_DEFAULT_VALUES)
+            return
         nd = _NON_DEFAULT.search(text)
         if nd:
             self.vote_engine("vllm", 3)
@@ -429,7 +441,7 @@ class EnvCollector:
                     return
                 # a listing's value starts with the version ("vllm: 0.11.0", "torch==2.9.0+cu128"); a line such as
                 # `vllm: error: unrecognized arguments: ... "factor":4.0` only looks like one
-                version = clean_version(value) if _VERSION_FIRST.match(value) else None
+                version = clean_version(value.strip("`")) if _VERSION_FIRST.match(value) else None
                 if version:
                     self.put(fact, version, "log: environment listing", P_LISTING)
                     if fact in ("vllm", "sglang"):
@@ -519,6 +531,10 @@ class EnvCollector:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
+        row = _NPU_ROW.match(text) if "|" in text else None
+        if row:
+            self.put("gpu", "Ascend " + row.group("chip"), "log: npu-smi", P_LISTING)
+            self.put("platform", "npu", "log: npu-smi", P_LISTING)
         if "device_name=" in text:
             dev = _MOE_CONFIG_DEVICE.search(text)
             if dev:
@@ -530,6 +546,7 @@ class EnvCollector:
 
     # -- commands and configs --------------------------------------------------------------------
     def _take_command(self, command: str, priority: int) -> None:
+        command = _REDIRECT.split(command, 1)[0]  # `... > out.txt 2>&1 &`, `... | tee x.log`: the shell's, not the server's
         if "$" in command and self._shell_vars:
             # a variable the paste set before the command: `export MODEL=Qwen/Qwen3-8B` ... `vllm serve $MODEL`
             command = _SHELL_REF.sub(lambda m: self._shell_vars.get(m.group(1) or m.group(2), m.group(0)), command)
