@@ -56,8 +56,9 @@ _KSERVE = re.compile(r"huggingfaceserver\b(?P<args>.*?--backend[ =]vllm\b.*)")
 # an engine's own environment variables named in a message (`set SGLANG_ENABLE_SPEC_V2=1`, `VLLM_USE_V1=1`)
 _ENGINE_ENV = re.compile(r"\b(SGLANG|VLLM)_[A-Z0-9_]{3,}")
 # ms-swift's arguments that reach vLLM (its own `--vllm_` prefix, underscores as in Python names)
-_SWIFT_ARG = re.compile(r"--(?:vllm_)?(?P<k>model|tensor_parallel_size|pipeline_parallel_size|data_parallel_size|"
-                        r"max_model_len|max_num_seqs)[ =](?P<v>\S+)")
+# the engine's sizes under their Python names, as configs and launchers other than the CLI spell them
+_SIZE_KEYS = "tensor_parallel_size|pipeline_parallel_size|data_parallel_size|max_model_len|max_num_seqs"
+_SWIFT_ARG = re.compile(rf"--(?:vllm_)?(?P<k>model|{_SIZE_KEYS})[ =](?P<v>\S+)")
 _REDIRECT = re.compile(r"\s(?:[12]?>>?|&>|\|)\s*(?=\S)|\s&\s*$")
 _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
@@ -98,8 +99,7 @@ _SERVE = re.compile(
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
 # a launcher that logs the arguments it hands the vllm CLI (GPUStack: `Run vLLM with arguments: serve /data/... --flag`)
 _LAUNCHER_ARGS = re.compile(r"Run vLLM with arguments: serve (?P<args>.+)")
-_YAML_SETTING = re.compile(r"^\s*-?\s*(?P<key>tensor_parallel_size|tp_size|pipeline_parallel_size|data_parallel_size|"
-                           r"max_model_len|max_num_seqs|quantization|kv_cache_dtype):\s*(?P<value>[\w.-]+)\s*$")
+_YAML_SETTING = re.compile(rf"^\s*-?\s*(?P<key>{_SIZE_KEYS}|tp_size|quantization|kv_cache_dtype):\s*(?P<value>[\w.-]+)\s*$")
 # one string of a JSON list spread over lines, as `docker inspect` prints a container's `"Args": [`
 _JSON_ITEM = re.compile(r'^\s*"(?P<item>[^"\\]*)",?\s*$')
 _YAML_ITEM = re.compile(r"^\s*-\s+(?P<item>.+?)\s*$")
