@@ -721,6 +721,11 @@ def test_fifth_reading_hunt(catalog):
           '[2025-09-17 16:23:13] INFO:     10.10.11.1:41698 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n')
     crash = diagnose_text(kv, catalog).crash
     assert (crash.message, crash.process) == ("Failed due to an unknown reason from another rank", "TP1")
+    # a line set in bold: its prefixes are peeled as without the markers
+    bold = ("**qwen3-32b-prefill-0-1  | E0430 16:02:26.014493   391 tcp_transport.cpp:542] TcpTransport::startTransfer "
+            "encountered an ASIO exception. Exception: connect: Cannot assign requested address**\n")
+    report = diagnose_text(bold, catalog)
+    assert report.crash.message.endswith("requested address") and report.environment.get("model_mention") is None
     # a YAML listing pasted under an exception line is not its message
     yaml_below = "json.decoder.JSONDecodeError: Extra data: line 1 column 528 (char 527)\nargs:\n- --model\n- Qwen/Qwen3-32B\n"
     assert diagnose_text(yaml_below, catalog).crash.message == "Extra data: line 1 column 528 (char 527)"

@@ -119,3 +119,17 @@ def test_an_npu_operator_error_asks_for_the_cann_lines_and_the_npu(catalog):
     assert report.environment.get("platform") == "npu"
     assert report.next_steps[0].startswith("The NPU error is reported above this line")
     assert any("`npu-smi info`" in s for s in report.next_steps) and not any("nvidia-smi" in s for s in report.next_steps)
+
+
+def test_a_clients_error_asks_for_the_servers_log(catalog):
+    client = ("Traceback (most recent call last):\n"
+              '  File "/home/u/bench.py", line 19, in main\n'
+              '    r = client.chat.completions.create(model="q", messages=m)\n'
+              '  File "/home/u/.venv/lib/python3.12/site-packages/openai/_base_client.py", line 1040, in request\n'
+              "    raise APIConnectionError(request=request) from err\n"
+              "openai.APIConnectionError: Connection error.\n")
+    steps = diagnose_text(client, catalog).next_steps
+    assert steps[0].startswith("This is the client's error")
+    # the same exception type raised inside the engine is the engine's
+    server = client.replace("/home/u/bench.py", "/x/site-packages/vllm/entrypoints/openai/serving_chat.py")
+    assert not any("client's error" in s for s in diagnose_text(server, catalog).next_steps)

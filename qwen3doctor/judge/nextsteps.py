@@ -81,6 +81,23 @@ def next_steps(scan: Scan, findings: list[Finding]) -> list[str]:
 
 
 # -- which lines to paste ---------------------------------------------------------------------------
+# exceptions an HTTP client raises, and the packages whose frames are the client's
+_CLIENT_ERROR = re.compile(r"^(?:openai\.|httpx\.|aiohttp\.|requests\.exceptions\.|litellm\.)?(?:APIConnectionError|"
+                           r"APITimeoutError|APIStatusError|InternalServerError|BadRequestError|ConnectError|ReadTimeout|"
+                           r"ClientConnectorError|ServerDisconnectedError|ConnectionRefusedError|RemoteDisconnected)$")
+_CLIENT_FRAME = re.compile(r"[/\\](?:openai|httpx|httpcore|aiohttp|requests|urllib3|litellm)[/\\]")
+_ENGINE_FRAME = re.compile(r"[/\\](?:vllm|sglang|vllm_ascend|vllm_omni)[/\\]")
+
+
+def _client_side(crash) -> bool:
+    """A client's failure: an HTTP client's exception, or a traceback through client packages and none of the
+    engine's (`openai.APIConnectionError`, `ConnectionRefusedError` from a benchmark)."""
+    if any(_ENGINE_FRAME.search(f.file) for f in crash.frames):
+        return False
+    return bool(crash.exception_type and _CLIENT_ERROR.match(crash.exception_type)) or (
+        bool(crash.frames) and any(_CLIENT_FRAME.search(f.file) for f in crash.frames))
+
+
 def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
     """The lines a wrapper-only or cut log is missing, named the way they appear in a vLLM / SGLang log."""
     primary = scan.crashes[0] if scan.crashes else None
@@ -101,6 +118,11 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
                      "TP0 scheduler process, down to its last line (the exception)")
         tip = " If the console cut it, rerun with `2>&1 | tee server.log` and paste from the file."
         return [f"The log holds only a wrapper error (“{said}”): paste {where}.{tip}"]
+    if not findings and _client_side(primary):
+        return ["This is the client's error (its request failed or the server did not answer), not the server's crash: "
+                "paste the server's own log from the time of the request (the first `Traceback (most recent call last):` "
+                "or `ERROR` lines it printed, with the serve command); an HTTP 400 is the server refusing the request, "
+                "and its body says why."]
     if not findings and not primary.frames and CANN_RECORD.match(primary.message):
         return ["The log holds the NPU runtime's (CANN) error record but not the Python side: rerun with "
                 "`ASCEND_LAUNCH_BLOCKING=1` so the traceback stops at the operator that failed (slower; for the "
