@@ -77,8 +77,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     rest = line
     if rest.startswith('{"') and rest.endswith("}") and _JSON_TEXT_KEY.search(rest):
         rest = _json_log(rest)
-    if rest.startswith("**") and rest.endswith("**") and len(rest) > 4:
-        rest = rest[2:-2]  # a line a reporter set in bold (Markdown)
+    if rest.startswith("**") and rest.endswith("**") and len(rest) > 4 and "*" not in (rest[2], rest[-3]):
+        rest = rest[2:-2]  # a line a reporter set in bold (Markdown); not abseil's `*** SIGABRT received ... ***`
     if rest.endswith("cluster]") and "[repeated" in rest:
         rest = _RAY_SUFFIX.sub("", rest)
     if rest[:1].isspace():
