@@ -81,10 +81,8 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
         if len(phases) > MAX_PHASES:
             del phases[: MAX_PHASES // 2]
     if why & (CRASH | RULE) or parser.reading(process):
-        if "\\n" not in text and 'File \\"' in text:
-            text = text.replace('\\"', '"')  # one frame line of a traceback that sat in a JSON string
-        if "\\n" in text and ("Traceback" in text or 'File \\"' in text):
-            # a traceback inside a JSON string: one line with escaped newlines and quotes
+        if 'File \\"' in text or "\\n" in text and "Traceback" in text:
+            # a traceback inside a JSON string (escaped newlines and quotes), or one of its frame lines
             for piece in text.replace('\\"', '"').split("\\n"):
                 parser.feed(line_no, process, piece, process is not None, record)
         else:

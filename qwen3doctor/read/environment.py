@@ -413,15 +413,10 @@ class EnvCollector:
             self.vote_engine("vllm")
 
     def _swift(self, text: str) -> None:
-        """ms-swift's launch with its vLLM backend: `swift rollout --model X --vllm_tensor_parallel_size 2 ...`."""
-        self.vote_engine("vllm", 3)
-        for m in _SWIFT_ARG.finditer(text):
-            key, value = m.group("k"), m.group("v")
-            if key == "model":
-                if "$" not in value:
-                    self.put("model", value, "log: ms-swift launch", P_COMMAND)
-            else:
-                self.put(_CONFIG_FACTS[key], _number(value), "log: ms-swift launch", P_COMMAND)
+        """ms-swift's launch with its vLLM backend (`swift rollout --model X --vllm_tensor_parallel_size 2 ...`): read
+        as the vLLM command its arguments stand for."""
+        args = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in _SWIFT_ARG.findall(text))
+        self._take_command("vllm serve " + args, P_COMMAND)
 
     def _packages(self, text: str) -> None:
         if len(_LISTED.findall(text)) >= 2:

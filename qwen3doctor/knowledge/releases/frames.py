@@ -79,6 +79,7 @@ def _by_lines(engine: str, frames, lo: int, hi: int) -> tuple[int, int, list[str
     releases, a patched install) or frames that agree on no release leave the window as the functions made it."""
     allowed = set(range(lo, hi + 1))
     dated: list[str] = []
+    functions: set[str] = set()  # the functions that narrowed the window
     for frame in frames:
         module = function_key(engine, frame.file)
         if module is None or frame.line is None:
@@ -90,7 +91,8 @@ def _by_lines(engine: str, frames, lo: int, hi: int) -> tuple[int, int, list[str
             return lo, hi, []
         if not allowed <= found:
             allowed &= found
+            functions.add(f"{module}:{frame.function}")
             dated.append(f"{module}:{frame.function} at line {frame.line}")
-    if not allowed or len({d.rpartition(" at line ")[0] for d in dated}) < MIN_DATED_FUNCTIONS:
+    if not allowed or len(functions) < MIN_DATED_FUNCTIONS:
         return lo, hi, []
     return min(allowed), max(allowed), dated
