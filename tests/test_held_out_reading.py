@@ -729,3 +729,20 @@ def test_fifth_reading_hunt(catalog):
     # a YAML listing pasted under an exception line is not its message
     yaml_below = "json.decoder.JSONDecodeError: Extra data: line 1 column 528 (char 527)\nargs:\n- --model\n- Qwen/Qwen3-32B\n"
     assert diagnose_text(yaml_below, catalog).crash.message == "Extra data: line 1 column 528 (char 527)"
+
+
+def test_a_native_librarys_record_quoting_an_exception_is_not_a_python_exception(catalog):
+    # Mooncake's C++ transport logs the ASIO exception's text after the word `Exception:` (sglang#15665, #23272); it
+    # is the transfer's own error, earlier than (and the cause of) the KVTransferError SGLang raises from it
+    native = ("E1219 10:38:57.898806 14747 tcp_transport.cpp:480] TcpTransport::startTransfer encountered an ASIO "
+              "exception. Slice details - target_id: 3. Exception: connect: Cannot assign requested address\n"
+              "[2025-12-19 10:38:57 TP0] Decode transfer failed with exception KVTransferError(bootstrap_room=7): "
+              "Failed to send kv chunk\n")
+    crashes = diagnose_text(native, catalog).crashes
+    assert crashes[0].exception_type is None and crashes[0].message.startswith("TcpTransport::startTransfer")
+    assert crashes[0].message.endswith("Cannot assign requested address")
+    assert (crashes[1].exception_type, crashes[1].role) == ("KVTransferError", "cause")
+    # a native library's warning that names an exception it went on from is no crash; a Python exception is one
+    warning = "W1219 10:38:57.898806 14747 transfer_engine.cpp:90] retrying after Exception: timed out\n"
+    assert diagnose_text(warning, catalog).verdict is Verdict.CLEAN
+    assert diagnose_text("RuntimeError: boom\n" + warning, catalog).crash.exception_type == "RuntimeError"

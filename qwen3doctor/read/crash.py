@@ -201,6 +201,8 @@ _CANN_NOISE = re.compile(rf"(?<=: )\[PID: \d+\] [\d:.-]+ |(?<=\d)\[PID: \d+\] [\
                          r"\.?(?:\[(?:FUNC|FILE|LINE):[^\]]*\])+\s*$")
 # log levels of a record that reports what it caught and went on
 QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
+# a glog record of a C / C++ / CUDA source file (prefixes.peel_record: `glog E tcp_transport.cpp:480`)
+_NATIVE_RECORD = re.compile(r"glog [WEIFVD] \S+\.(?:cc|cpp|cxx|c|cu|cuh|h|hpp):\d+$")
 # a server's error response, `{'object': 'error', 'message': "...", 'type': 'BadRequestError', ...}`, and its JSON form
 # (the `object` field may be missing; then the type must read as an exception's: `BadRequestError`)
 _ERROR_OBJECT = re.compile(
@@ -461,6 +463,14 @@ class CrashParser:
         if m is not None and m.start() > 0 and record is not None and record.startswith(QUIET_LEVELS) \
                 and not re.match(_DEVICE_ERROR, m.group("m")):
             m = None  # a warning that mentions an exception it caught and went on (`Failed to import ... with ImportError(...)`)
+        if m is not None and m.start() > 0 and record is not None and _NATIVE_RECORD.match(record) \
+                and not re.match(_DEVICE_ERROR, m.group("m")):
+            # a C++ library's record quoting an exception's what() mid-line (Mooncake's transport: `... encountered an
+            # ASIO exception. ... Exception: connect: Cannot assign requested address`): no Python exception, the
+            # line is the library's error as it stands
+            if record.startswith(("glog E", "glog F")):
+                self._open[process] = _Open(process, line_no, message=[text], done=True, last_line=line_no, record=record)
+            return
         if m is None:
             advice = _CUDA_ADVICE.search(text)
             if advice and not any("CUDA error" in c.message for c in self._crashes[-3:]):

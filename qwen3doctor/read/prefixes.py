@@ -52,7 +52,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # "(Worker_TP4) ERROR [multiproc_executor.py:863] "
     ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(?:\d{4}-)?\d\d-\d\d\s+[\d:.,]+\s+)?\[?[\w./-]+\.py:\d+\]\s?"),
     # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "; torch's verbose logs add the compile frame's id: "V0223 ... [0/0] "
-    ("glog", r"[WEIFVD]\d{4} [\d:.]+\s+\d+\s+[\w./-]+:\d+\]\s?(?:\[\d+/\d+\]\s?)?"),
+    ("glog", r"(?P<gl>[WEIFVD])\d{4} [\d:.]+\s+\d+\s+(?P<gs>[\w./-]+:\d+)\]\s?(?:\[\d+/\d+\]\s?)?"),
 )
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
@@ -104,6 +104,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
                 record = m.group("level")
             if name == "torchrun" and m.group("glevel"):
                 record = f"{m.group('glevel')} {m.group('gsrc')}"  # c10's record: its own level and source line
+            if name == "glog":
+                record = f"glog {m.group('gl')} {m.group('gs')}"  # a native library's record: its level and source line
             if name == "tag" and record is None and m.group(0).startswith(("[ERROR]", "[CRITICAL]", "[FATAL]")):
                 record = "ERROR"  # (inside an engine's record, `[ERROR] ...` is a line of that record's message)
             if name == "vllm-level":
