@@ -746,3 +746,15 @@ def test_a_native_librarys_record_quoting_an_exception_is_not_a_python_exception
     warning = "W1219 10:38:57.898806 14747 transfer_engine.cpp:90] retrying after Exception: timed out\n"
     assert diagnose_text(warning, catalog).verdict is Verdict.CLEAN
     assert diagnose_text("RuntimeError: boom\n" + warning, catalog).crash.exception_type == "RuntimeError"
+
+
+def test_a_module_not_found_message_printed_alone_is_the_crash(catalog):
+    # GPUStack's runner prints what the engine's import raised without its type (gpustack ROCm SGLang runner)
+    paste = ("No module named 'IPython'\n"
+             "2025-11-18 10:58:01.918184+08:00 - gpustack.worker.backends.sglang - INFO - With image: "
+             "gpustack/runner:rocm7.0-sglang0.5.5, arguments: [python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B]\n")
+    crash = diagnose_text(paste, catalog).crash
+    assert (crash.exception_type, crash.message) == ("ModuleNotFoundError", "No module named 'IPython'")
+    # a warning about an optional import is what the server went on with
+    warning = "WARNING 09-06 23:24:51 [_ipex_ops.py:16] No module named 'intel_extension_for_pytorch'\n"
+    assert diagnose_text(warning, catalog).verdict is Verdict.CLEAN

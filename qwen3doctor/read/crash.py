@@ -131,6 +131,8 @@ _STANDALONE = re.compile(
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
     r"Engine core proc \S+ died unexpectedly.*|"
+    # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
+    r"^No module named '[\w.]+'$|"
     r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line), and a CANN error
@@ -146,7 +148,7 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
+    r"^frame #|^No module named |^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
     rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
@@ -463,6 +465,9 @@ class CrashParser:
         if m is not None and m.start() > 0 and record is not None and record.startswith(QUIET_LEVELS) \
                 and not re.match(_DEVICE_ERROR, m.group("m")):
             m = None  # a warning that mentions an exception it caught and went on (`Failed to import ... with ImportError(...)`)
+        if m is not None and m.group("m").startswith("No module named") and record is not None \
+                and record.startswith(QUIET_LEVELS):
+            m = None  # (a warning about an optional import)
         if m is not None and m.start() > 0 and record is not None and _NATIVE_RECORD.match(record) \
                 and not re.match(_DEVICE_ERROR, m.group("m")):
             # a C++ library's record quoting an exception's what() mid-line (Mooncake's transport: `... encountered an
@@ -494,6 +499,8 @@ class CrashParser:
             exc_type, message = e.group("type"), (e.group("msg") or "")
             if body[len(exc_type):].startswith("(") and message.endswith(")"):
                 message = message[:-1]  # ValueError("...") form
+        elif body.startswith("No module named"):
+            exc_type, message = "ModuleNotFoundError", body
         else:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and (text[: m.start()].rstrip().endswith(":") or body.startswith("Assertion")):
