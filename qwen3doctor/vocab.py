@@ -9,7 +9,7 @@ OTHER = "other"
 # a rule naming the key also covers these detected families
 FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
 
-QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "bf16", "fp16")
+QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "gguf", "bf16", "fp16")
 QUANT_COVERS = {"fp8": {"fp8-block"}}
 
 # maca: MetaX GPUs (the vllm-metax / MACA stack); musa: Moore Threads GPUs
@@ -95,6 +95,8 @@ def _family_of_text(low: str) -> str | None:
 
 
 _QUANT_NAMES = (
+    # a llama.cpp file (`Qwen3-8B-Q4_K_M.gguf`): its own block formats, whatever bit width its name says
+    (r"\.gguf\b|^gguf$", "gguf"),
     (r"nvfp4|modelopt[-_]?fp4|\bfp4\b|w4a4", "nvfp4"),
     (r"mxfp4", "mxfp4"),
     (r"gptq[-_]?int8|w8a16|int8|w8a8[-_]?int", "int8"),

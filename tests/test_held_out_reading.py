@@ -758,3 +758,39 @@ def test_a_module_not_found_message_printed_alone_is_the_crash(catalog):
     # a warning about an optional import is what the server went on with
     warning = "WARNING 09-06 23:24:51 [_ipex_ops.py:16] No module named 'intel_extension_for_pytorch'\n"
     assert diagnose_text(warning, catalog).verdict is Verdict.CLEAN
+
+
+def test_sixth_reading_hunt(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # a server's error body whose type is the HTTP status phrase, in JSON and in Python-dict form (vllm-ascend#3955)
+    for body in ('{"error":{"message":"EngineCore encountered an issue. See stack trace (above) for the root cause.",'
+                 '"type":"Internal Server Error","param":null,"code":500}}',
+                 "{'error': {'message': 'EngineCore encountered an issue. See stack trace (above) for the root cause.', "
+                 "'type': 'Internal Server Error', 'param': None, 'code': 500}}"):
+        crash = read(body).crash
+        assert (crash.exception_type, crash.message) == (
+            None, "EngineCore encountered an issue. See stack trace (above) for the root cause.")
+    # a client's exception quoting the response, cut inside its message: the server's message is the crash's
+    crash = read("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '\"auto\" tool choice "
+                 "requires --enable-auto-tool-choice and --tool-call-parser").crash
+    assert crash.message == '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser'
+    # what a kernel requires is not what the GPU is (FreeToken#119 ran on an sm_120 card)
+    env = read("RuntimeError: FlashInfer requires GPU's with sm75 or higher.").environment
+    assert env.get("compute_capability") is None and env.get("platform") == "cuda"
+    assert read("INFO Detected compute capability 8.9", "RuntimeError: x").environment.get("compute_capability") == "8.9"
+    # the assembler refusing an architecture; the kernel's GPU fault records (dmesg)
+    crash = read("ptxas fatal   : Value 'sm_110a' is not defined for option 'gpu-name'").crash
+    assert crash.crash_class == "no-kernel-image"
+    report = read("[  +0.000012] amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:40 vmid:8 pasid:32781)")
+    assert report.crash.crash_class == "illegal-memory-access" and report.crash.message.startswith("amdgpu 0000:03:00.0")
+    assert report.environment.get("platform") == "rocm"
+    assert read("[123456.789012] NVRM: Xid (PCI:0000:3b:00): 31, pid=1234, name=python3, Ch 00000008. MMU Fault: "
+                "ENGINE GRAPHICS").crash.crash_class == "illegal-memory-access"
+    # a GGUF file is its own quantization
+    env = read("vllm serve /models/Qwen3-8B-Q4_K_M.gguf --tokenizer Qwen/Qwen3-8B", "RuntimeError: x").environment
+    assert env.get("quantization") == "gguf"
+    # an error the engine retries is not how it died (Qwen3-ASR#15)
+    retried = ("(APIServer pid=1) ERROR 01-30 10:43:06 [repo_utils.py:65] Error retrieving safetensors: Repo id must be "
+               "in the form 'repo_name' or 'namespace/repo_name': '/m/Qwen3-8B'., retrying 1 of 2")
+    assert read(retried).verdict is Verdict.CLEAN

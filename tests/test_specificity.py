@@ -150,3 +150,16 @@ def test_a_common_exception_type_alone_is_no_candidate_when_the_paste_shows_its_
           '  File "/x/vllm/v1/core/kv_cache_utils.py", line 270, in popleft_n\n'
           "    assert self.fake_free_list_head.next_free_block is not None\nAssertionError\n")
     assert "block-pool-admission-allocation-mismatch" in [f.rule_id for f in diagnose_text(tb, catalog).findings]
+
+
+def test_a_name_in_a_messages_listing_of_every_parameter_is_no_evidence(catalog):
+    # ms-swift#8477: the loader lists every parameter of a Qwen3.5 model, the GDN gate projection among them, and a
+    # rule keyed on that projection's name must not take the listing for its crash (the paste is cut mid-listing)
+    names = ", ".join(f"'language_model.model.layers.{i}.linear_attn.in_proj_{p}.weight'" for i in range(6) for p in ("qkvz", "ba"))
+    paste = ("(EngineCore_DP0 pid=1) ERROR 09-16 13:48:40 [core.py:1100] ValueError: There is no module or parameter named "
+             f"'score' in Qwen3_5ForEmbedding. The available parameters belonging to  (Qwen3_5ForEmbedding) are: {{{names}, 'visu\n")
+    assert not any(f.rule_id == "gdn-in-proj-ba-quantized" for f in diagnose_text(paste, catalog).findings)
+    # the same name where the crash itself is about that layer still counts
+    own = ("(EngineCore_DP0 pid=1) ERROR 09-16 13:48:40 [core.py:1100] KeyError: "
+           "'model.layers.0.linear_attn.in_proj_ba.qweight'\n")
+    assert any(f.rule_id == "gdn-in-proj-ba-quantized" for f in diagnose_text(own, catalog).findings)

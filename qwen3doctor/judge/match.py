@@ -43,6 +43,13 @@ def _where(crash: Crash) -> str:
 
 
 _INSTALL_PREFIX = re.compile(r"""(["'\s(]|^)/[^\s"']*?/((?:site|dist)-packages/)""")
+# a message's listing of names (`The available parameters ... are: {'visual.blocks.0.attn.qkv.weight', ...}`):
+# every module of the model is in it, so a log pattern naming one says nothing about the crash (ms-swift#8477)
+_LISTING = re.compile(r"""[\[{](?:\s*(?P<q>['"])[^'"\n]{1,300}(?P=q)\s*,){8,}[^\]}\n]*(?:[\]}]|$)""")  # (or cut off at the line's end)
+
+
+def _without_listings(line: str) -> str:
+    return _LISTING.sub("{...}", line) if line.count("', '") + line.count('", "') >= 8 else line
 
 
 class Haystack:
@@ -61,7 +68,8 @@ class Haystack:
         self.text = "\n".join(parts)
         self.lower = self.text.lower()
         # (where a user installed Python says nothing: `/data/venv_qwen3.5/lib/python3.10/site-packages/` is no model)
-        self.lines = tuple(_INSTALL_PREFIX.sub(r"\1/...\2", line) if "-packages/" in line else line for line in scan.lines)
+        self.lines = tuple(_without_listings(_INSTALL_PREFIX.sub(r"\1/...\2", line) if "-packages/" in line else line)
+                           for line in scan.lines)
         self.lines_lower = [line.lower() for line in self.lines]
         self._first: dict[str, int | None] = {}
         # which rule literals occur anywhere: one multi-pattern pass, not a substring search per literal

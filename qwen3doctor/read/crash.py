@@ -131,6 +131,9 @@ _STANDALONE = re.compile(
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
     r"Engine core proc \S+ died unexpectedly.*|"
+    # the kernel's record of a GPU fault (dmesg: NVIDIA's Xid, amdgpu's page fault), and CUDA's assembler refusing
+    # an architecture it does not know (Triton on a GPU newer than its ptxas)
+    r"NVRM: Xid \(PCI:[^)]*\): \d+.*|amdgpu: \[\w+\] page fault.*|ptxas fatal\s*: .+|"
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
     r"^No module named '[\w.]+'$|"
     r"EngineCore encountered a fatal error.*|"
@@ -148,7 +151,7 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^No module named |^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
+    r"^frame #|^No module named |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
     rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
@@ -175,9 +178,11 @@ CONSEQUENCE_PATTERNS = re.compile(
 )
 
 CLASSES: tuple[tuple[str, str], ...] = (
-    ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation"),
+    ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|"
+                              r"Xid \(PCI:[^)]*\): 31,|MMU Fault|amdgpu: \[\w+\] page fault"),
     ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),
-    ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible"),
+    ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible|"
+                        r"is not defined for option 'gpu-name'"),
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
     ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
     ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
@@ -209,7 +214,10 @@ _NATIVE_RECORD = re.compile(r"glog [WEIFVD] \S+\.(?:cc|cpp|cxx|c|cu|cuh|h|hpp):\
 # (the `object` field may be missing; then the type must read as an exception's: `BadRequestError`)
 _ERROR_OBJECT = re.compile(
     r"""(?:['"]object['"]\s*:\s*['"]error['"]\s*,\s*)?['"]message['"]\s*:\s*(?P<q>['"])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)"""
-    r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+)['"]""")
+    r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+(?: \w+)*)['"]""")
+# the same response cut before its type: `openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '...`
+_ERROR_OBJECT_CUT = re.compile(r"""Error code: \d+ - \{(?:['"]error['"]:\s*\{)?.*?['"]message['"]\s*:\s*['"](?P<msg>.+)$""")
+_RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
 # a source line quoted from a traceback that raises (`raise ValueError(msg)`)
@@ -457,9 +465,18 @@ class CrashParser:
         if "rror" in text and "message" in text:
             r = _ERROR_OBJECT.search(text)
             if r is not None and ("object" in r.group(0) or r.group("type").endswith(("Error", "Exception"))):
-                # the server's error response (OpenAI style), printed by a client or a proxy
-                self._add(Crash(classify(r.group("type"), r.group("msg")), r.group("type"), r.group("msg")[:MAX_MESSAGE],
+                # the server's error response (OpenAI style), printed by a client or a proxy; its type may be the
+                # HTTP status's phrase (`Internal Server Error`), no exception's name
+                exc_type = r.group("type") if " " not in r.group("type") else None
+                self._add(Crash(classify(exc_type, r.group("msg")), exc_type, r.group("msg")[:MAX_MESSAGE],
                                 process, line_no, complete=True, last_line=line_no))
+                return
+            cut = _ERROR_OBJECT_CUT.search(text) if r is None else None
+            e = _EXC.match(text) if cut is not None else None
+            if cut is not None and e is not None and is_exception_type(e.group("type")):
+                # (a client's exception line that quotes the response and was cut inside its message)
+                self._add(Crash(classify(e.group("type"), cut.group("msg")), e.group("type"), cut.group("msg")[:MAX_MESSAGE],
+                                process, line_no, last_line=line_no))
                 return
         m = _STANDALONE.search(text)
         if m is not None and m.start() > 0 and record is not None and record.startswith(QUIET_LEVELS) \
@@ -520,6 +537,8 @@ class CrashParser:
             self._records[-1] = replace(last, crash_class=classify(None, merged), message=merged, last_line=line_no)
             return
         self._record_key = record  # (lines of one logging call share it; another logger's record starts anew)
+        if _RETRYING.search(text):
+            return  # an error the engine logs and tries again after (`..., retrying 1 of 2`): not how it died
         if len(self._records) < 50 and not _LOG_RECORD.match(text):
             # an engine that logs the exception's str() alone: a KeyError's is the quoted key (`'model.layers.0.mlp'`)
             exc_type = "KeyError" if _QUOTED_KEY.fullmatch(text.strip()) else None

@@ -119,6 +119,9 @@ _GPU_NAME = re.compile(
 # a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
 _GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g>(?:[ABHL]\d{2,3}|GB\d{3}|B\d{3}|RTX\s?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b")
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
+# a requirement stated around a compute capability
+_CC_NEEDED = re.compile(r"(?i)\b(?:requires?|required|needs?|supports?|supported|only|at least|minimum|or (?:higher|newer|above|later)|"
+                        r"and (?:above|later|newer))\b|>=")
 _CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|sm_?(?P<sm>\d{2,3})\b|\(sm(?P<sm2>\d{2,3})\)")
 _CUDA_IN_SMI = re.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
 _NVCC = re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
@@ -147,6 +150,7 @@ _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
 # Google's TPUs: the device listing (`TPU7x-8`, `TPU v5e`), tpu-inference's worker, libtpu
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
+_CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
 _NPU_HINT = re.compile(r"Ascend|torch_npu|\bNPU\b|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
                        r"\bACL graph\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend", re.I)
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
@@ -497,6 +501,8 @@ class EnvCollector:
                 self.put("gpu", ("AMD Instinct " if short.startswith("MI") else "NVIDIA ") + short, "log", P_HINT)
                 self.put("gpu_count", int(glued.group("n")), "log", P_HINT)
         cc = _CC.search(text)
+        if cc and not cc.group("cc") and _CC_NEEDED.search(text, max(0, cc.start() - 40), cc.end() + 25):
+            cc = None  # what a kernel needs (`FlashInfer requires GPU's with sm75 or higher`), not what the GPU is
         if cc and ("Capability" in text or "capability" in text or "sm" in text):
             value = cc.group("cc") or cc.group("cc2")
             if not value:
@@ -518,7 +524,7 @@ class EnvCollector:
         if plat:
             name = plat.group(1).lower()
             self.put("platform", _PLATFORM_NAMES.get(name, name), "log: platform line", P_STARTUP)
-        elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d", text):
+        elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|amdgpu: ", text):
             self.put("platform", "rocm", "log", P_HINT)
         elif _NPU_HINT.search(text) or CANN_RECORD.match(text):
             self.put("platform", "npu", "log", P_HINT)
@@ -526,6 +532,9 @@ class EnvCollector:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
+        elif _CUDA_HINT.search(text):
+            # (weaker than any other platform's sign: a port's log may name a CUDA library it replaced)
+            self.put("cuda_hint", "cuda", "log: an NVIDIA-only library or driver line", P_HINT)
         row = _NPU_ROW.match(text) if "|" in text else None
         if row:
             self.put("gpu", "Ascend " + row.group("chip"), "log: npu-smi", P_LISTING)
@@ -744,6 +753,10 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
                 if build:
                     out["platform"] = Fact(build.group(1), f"{out[key].source} (a {build.group(1)} build of {key})")
                     break
+    if "platform" not in out and "cuda_hint" in out:
+        # (weaker than any other sign: a port's log may name a CUDA library it replaced)
+        out["platform"] = out["cuda_hint"]
+    out.pop("cuda_hint", None)
 
 
 def build(facts: dict[str, Fact], flags: set[str], flags_known: bool, conflicts: tuple[str, ...] = ()) -> Environment:

@@ -33,6 +33,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("timestamp", rf"{_TS}(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
     # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
     ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|\d{1,2}月) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
+    # the kernel's ring buffer (dmesg): "[123456.789012] ", "[  +0.000012] " (dmesg -T keeps the date in the bracket)
+    ("dmesg", r"\[\s*\+?\d+\.\d{6}\]\s?"),
     # Python logging's default format after its timestamp: "gpustack.worker.backends.vllm - ERROR - "
     ("pylog", r"(?:[\w.]+ - )?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - "),
     # a launcher's rank tag: "[1/8,TP1][pid=5510] "
