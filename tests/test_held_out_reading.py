@@ -794,3 +794,29 @@ def test_sixth_reading_hunt(catalog):
     retried = ("(APIServer pid=1) ERROR 01-30 10:43:06 [repo_utils.py:65] Error retrieving safetensors: Repo id must be "
                "in the form 'repo_name' or 'namespace/repo_name': '/m/Qwen3-8B'., retrying 1 of 2")
     assert read(retried).verdict is Verdict.CLEAN
+
+
+def test_pastes_of_the_reports_the_rules_cite(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # an old SGLang logged vLLM's loader lines in vLLM's format; its own warm-up failure and frames say SGLang
+    report = read("INFO 11-26 14:23:34 weight_utils.py:243] Using model weights format ['*.safetensors']",
+                  "[2024-11-26 14:25:58] Initialization failed. warmup error: Traceback (most recent call last):",
+                  '  File "/home/u/sglang/srt/server.py", line 579, in _wait_and_warmup',
+                  '    assert res.status_code == 200, f"{res=}, {res.text=}"',
+                  "AssertionError: res=<Response [502]>, res.text=''")
+    assert report.environment.get("engine") == "sglang"
+    # a pip listing's line under an exception line is not its message
+    crash = read("AttributeError: 'Qwen3OmniMoeCode2WavConfig' object has no attribute 'rope_parameters'",
+                 "transformers                      5.0.0.dev0").crash
+    assert crash.message == "'Qwen3OmniMoeCode2WavConfig' object has no attribute 'rope_parameters'"
+    # a module-qualified exception class whose name does not end in Error, alone on its line
+    crash = read("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 81920, "
+                 "Hardware limit: 65536.").crash
+    assert (crash.exception_type, crash.message[:23]) == ("triton.runtime.errors.OutOfResources", "out of resource: shared")
+    # Python's own message for a missing value is no rule's claim without the frames it was raised in
+    findings = read("AttributeError: 'NoneType' object has no attribute 'shape'").findings
+    assert all(f.confidence == "low" for f in findings)
+    # the official image's name is in most SGLang launches: no candidate from it
+    findings = read("CUDA error: an illegal memory access was encountered", "image: lmsysorg/sglang:dev").findings
+    assert not any(f.rule_id == "ct-scheme-requires-vllm" for f in findings)

@@ -24,6 +24,11 @@ GENERIC_MESSAGES = (
     "RuntimeError",
     "ValueError",
     "Killed",
+    # Python's own messages for a value that is missing or short, raised wherever code meets one
+    "AttributeError: 'NoneType' object has no attribute 'shape'",
+    "TypeError: 'NoneType' object is not subscriptable",
+    "TypeError: 'NoneType' object is not iterable",
+    "IndexError: list index out of range",
 )
 # Exception types too common to tell one root cause from another.
 GENERIC_EXCEPTIONS = (
@@ -87,6 +92,12 @@ ORDINARY_LINES = (
     "[2025-05-01 10:00:40 TP0] Capture cuda graph end. Time elapsed: 24.00 s. mem usage=0.80 GB. avail mem=5.30 GB.",
     "[2025-05-01 10:00:41] INFO:     Started server process [8812]",
     "[2025-05-01 10:00:45] The server is fired up and ready to roll!",
+    # the official images and the multiprocessing method most deployments set, named in launches and listings
+    "image: lmsysorg/sglang:latest",
+    "docker run --gpus all --ipc=host lmsysorg/sglang:v0.5.5-cu129 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B",
+    "docker run --runtime nvidia --gpus all vllm/vllm-openai:latest --model Qwen/Qwen3-8B",
+    "export VLLM_WORKER_MULTIPROC_METHOD=spawn",
+    "VLLM_WORKER_MULTIPROC_METHOD=spawn",
     # and what any server prints when it stops, whatever stopped it
     "(APIServer pid=1) INFO:     Shutting down",
     "(APIServer pid=1) INFO:     Waiting for application shutdown.",

@@ -97,7 +97,7 @@ BOILERPLATE = re.compile(
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
 _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|[a-z_]+:$|\S+@[\w.-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a progress bar, an environment listing's package line
-                         r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] "
+                         r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] |[A-Za-z][\w.-]*\s{3,}v?\d+(?:\.\w+)+\s*$"
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
                          r"|(?:vLLM Version|PyTorch version|CUDA runtime version|GPU \d+:|GPU models|Nvidia driver version|"
                          r"Python version|Is CUDA available|Libc version|OS)\s*:")
@@ -143,6 +143,8 @@ _STANDALONE = re.compile(
     rf"The error from device\(chipId:\d+.*|(?<![\w-]){CANN_CODE}(?:: |\[PID: ).+|"
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
+    # a module-qualified exception class at the line's start whatever its name (`triton.runtime.errors.OutOfResources`)
+    r"^(?:[a-z_]\w*\.){2,}[A-Z][A-Za-z]+: .+|"
     r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
     # (a type glued to a lowercase prefix is read whole: `nixl._bindings.nixlNotFoundError`, not `NotFoundError`)
@@ -512,7 +514,8 @@ class CrashParser:
             # the code and what failed, without its pid, time and source location: `E39999: Kernel task happen error`
             body = re.sub(rf"^({CANN_CODE})(?!:)", r"\1: ", _CANN_NOISE.sub("", body))
         e = _EXC.match(body)
-        if e and is_exception_type(e.group("type")) and (e.group("msg") is not None or body == e.group("type")):
+        if e and (is_exception_type(e.group("type")) or m.start() == 0 and e.group("type").count(".") >= 2
+                  and _DOTTED_TYPE.match(e.group("type"))) and (e.group("msg") is not None or body == e.group("type")):
             exc_type, message = e.group("type"), (e.group("msg") or "")
             if body[len(exc_type):].startswith("(") and message.endswith(")"):
                 message = message[:-1]  # ValueError("...") form

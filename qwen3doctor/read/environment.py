@@ -33,7 +33,8 @@ _QUICK_WORDS = tuple(
         "aclgraph", "acl_graph", "nz format", "metax", "maca", "macos", "darwin", "/users/", "device_name=",
         "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
-        "kv cache is allocated", "#running-req", "#new-seq",
+        "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
+        "nvrm",
     )
 )
 
@@ -178,6 +179,7 @@ _VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|mode
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
 # SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception|sglang_router\w*::|"
+                         r"Initialization failed\. warmup error|"
                          r"Health check failed\. Server couldn't get a response from detokenizer|KV Cache is allocated\. #tokens|"
                          r"Capture cuda graph (?:begin|end)|Decode batch, #running-req|Prefill batch\. #new-seq|max_total_num_tokens=")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
