@@ -470,7 +470,8 @@ class CrashParser:
                 # the server's error response (OpenAI style), printed by a client or a proxy; its type may be the
                 # HTTP status's phrase (`Internal Server Error`), no exception's name
                 exc_type = r.group("type") if " " not in r.group("type") else None
-                self._add(Crash(classify(exc_type, r.group("msg")), exc_type, r.group("msg")[:MAX_MESSAGE],
+                msg = r.group("msg") or f"{r.group('type')} (the response's message is empty)"
+                self._add(Crash(classify(exc_type, msg), exc_type, msg[:MAX_MESSAGE],
                                 process, line_no, complete=True, last_line=line_no))
                 return
             cut = _ERROR_OBJECT_CUT.search(text) if r is None else None
