@@ -279,3 +279,21 @@ def test_a_known_bad_combination_in_a_crash_free_log_is_a_risk_never_a_finding(c
     # the same launch with a crash line: a diagnosis
     crashed = diagnose_text(log + "RuntimeError: CUDA error: an illegal memory access was encountered\n", catalog)
     assert crashed.verdict.value == "finding" and crashed.risks == ()
+
+
+def test_a_launch_that_is_a_rules_known_setting_is_a_risk_of_it(catalog):
+    # vllm#22507: a thinking-only model under --reasoning-parser qwen3; nothing crashes, the split goes wrong later
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    launch = ("image: vllm/vllm-openai:v0.10.0\n"
+              "args: [\"--model\", \"Qwen/Qwen3-4B-Thinking-2507\", \"--reasoning-parser\", \"qwen3\", "
+              "\"--tool-call-parser\", \"hermes\", \"--enable-auto-tool-choice\"]\n")
+    report = diagnose_text(launch, catalog)
+    assert report.verdict.value == "no-crash" and not report.findings
+    ids = [r.rule_id for r in report.risks]
+    assert "qwen3-reasoning-parser-prompt-opened-think" in ids
+    # a pattern that takes any value of a flag (`--tool-call-parser[= ]\S+`) names no setting of this launch
+    assert "tool-call-parser-name-not-registered" not in ids
+    # the hybrid model under the same parser is fine: one supporting pattern is not a setting
+    hybrid = diagnose_text(launch.replace("Qwen3-4B-Thinking-2507", "Qwen3-8B"), catalog)
+    assert "qwen3-reasoning-parser-prompt-opened-think" not in [r.rule_id for r in hybrid.risks]

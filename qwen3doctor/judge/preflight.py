@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from ..read import environment as envmod
 from ..read.command import canonical_flag, read_command
 from .. import vocab
-from ..knowledge.catalog import Catalog
+from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
+from ..knowledge.patterns import compile_pattern
 from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
 from .match import evaluate, when_states
@@ -557,5 +558,48 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
             engines=rule.engines if rule else (), families=rule.families if rule else (),
             references=alert.references, evidence=evidence, fixes=alert.fixes, fixed_in=rule.fixed_in if rule else None,
             notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk"))
+    out.extend(_launch_support_risks(scan, catalog, command, {f.rule_id for f in out}))
     out.sort(key=rank_key)
     return tuple(out[:MAX_RISKS])
+
+
+MIN_LAUNCH_SUPPORTS = 2
+
+
+def _launch_support_risks(scan: Scan, catalog: Catalog, command: str, seen: set[str]) -> list[Finding]:
+    """Rules whose supporting lines describe the launch itself: two patterns or more of a rule's `supports.log` match
+    the serve command (a parser flag and the model it misreads, a checkpoint name and the TP size that splits it
+    wrongly), and none of its conditions is contradicted. Such a launch is the rule's known setting, so the rule is a
+    risk of it even when the cause shows only in responses or later logs the paste lacks (vllm#22507: the launch of a
+    thinking-only model with --reasoning-parser qwen3)."""
+    if not command:
+        return []
+    # the same launch with every flag's value and the model replaced: what a pattern still matches there is no value
+    anonymous = re.sub(r"(--?[\w-]+)([= ]+)(?!-)\S+", r"\1\2zzqq", command)
+    anonymous = re.sub(r"(\bserve\s+)(?!-)\S+", r"\1zzqq", anonymous)
+    out = []
+    for rule in catalog.rules.values():
+        if rule.id in seen:
+            continue
+        hits = [src for cl in rule.supports if cl.kind == "log" for src in cl.sources
+                if not cl.generic_sources or src not in cl.generic_sources]
+        # (a pattern that takes any value of a flag, `--tool-call-parser[= ]\S+`, says nothing of this launch)
+        hits = [src for src in hits if _safe_search(src, command) and not _safe_search(src, anonymous)]
+        if len(hits) < MIN_LAUNCH_SUPPORTS:
+            continue
+        rm = evaluate(rule, scan)
+        if any(ev.state == "miss" for ev in rm.when):
+            continue  # a family, platform, version or flag of the launch contradicts it
+        evidence = tuple(Evidence("supports.log", "hit", f"the serve command matches `{src}`") for src in hits)
+        out.append(Finding(
+            rule_id=rule.id, title=rule.title, status=rule.status, score=round(0.005 * len(hits), 3), confidence="low",
+            engines=rule.engines, families=rule.families, references=rule.references, evidence=evidence,
+            fixes=fixes_for(rm, scan.environment), fixed_in=rule.fixed_in, notes=RISK_NOTE, basis="risk"))
+    return out
+
+
+def _safe_search(source: str, text: str) -> bool:
+    try:
+        return compile_pattern("log", source).search(text, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return False
