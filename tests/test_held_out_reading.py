@@ -820,3 +820,17 @@ def test_pastes_of_the_reports_the_rules_cite(catalog):
     # the official image's name is in most SGLang launches: no candidate from it
     findings = read("CUDA error: an illegal memory access was encountered", "image: lmsysorg/sglang:dev").findings
     assert not any(f.rule_id == "ct-scheme-requires-vllm" for f in findings)
+
+
+def test_a_pretty_printed_response_is_matched_as_one_object(catalog):
+    # QuantumNous/new-api#1255: the response pasted with one member per line; the rule reads the two members together
+    paste = ('{\n  "id": "chatcmpl-8fd7",\n  "object": "chat.completion",\n  "choices": [\n    {\n'
+             '      "index": 0,\n      "message": {\n        "role": "assistant",\n'
+             '        "reasoning_content": "I am Qwen3, a large language model.",\n        "content": null,\n'
+             '        "tool_calls": []\n      },\n      "finish_reason": "stop"\n    }\n  ]\n}\n')
+    findings = diagnose_text(paste, catalog).findings
+    assert findings and findings[0].rule_id == "reasoning-parser-swallows-non-thinking-answer"
+    assert any("reasoning_content" in e.text for e in findings[0].evidence)
+    # the answer in content: nothing to say
+    fine = paste.replace('"content": null', '"content": "Hello"')
+    assert not any(f.rule_id == "reasoning-parser-swallows-non-thinking-answer" for f in diagnose_text(fine, catalog).findings)

@@ -48,6 +48,25 @@ _INSTALL_PREFIX = re.compile(r"""(["'\s(]|^)/[^\s"']*?/((?:site|dist)-packages/)
 _LISTING = re.compile(r"""[\[{](?:\s*(?P<q>['"])[^'"\n]{1,300}(?P=q)\s*,){8,}[^\]}\n]*(?:[\]}]|$)""")  # (or cut off at the line's end)
 
 
+# a line of a pretty-printed JSON object (a pasted response): a member, or a bracket that opens or closes one
+_JSON_MEMBER = re.compile(r"""^\s*(?:"[^"]+"\s*:\s*.*|[{}\[\]],?|[{\[]|"[^"]*",?)\s*$""")
+MAX_JSON_RUN = 400
+
+
+def _joined_json(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """Each pretty-printed JSON object of the paste once more as one line, the way a `log` pattern for a response
+    expects it (`"reasoning_content": "...", "content": null` over two lines, QuantumNous/new-api#1255)."""
+    out, run = [], []
+    for line in lines + ("",):
+        if _JSON_MEMBER.match(line) and len(run) < MAX_JSON_RUN:
+            run.append(line.strip())
+            continue
+        if sum(1 for r in run if r.startswith('"') and ":" in r) >= 2:
+            out.append(" ".join(run))
+        run = [line.strip()] if _JSON_MEMBER.match(line) else []
+    return tuple(out)
+
+
 def _without_listings(line: str) -> str:
     return _LISTING.sub("{...}", line) if line.count("', '") + line.count('", "') >= 8 else line
 
@@ -69,7 +88,7 @@ class Haystack:
         self.lower = self.text.lower()
         # (where a user installed Python says nothing: `/data/venv_qwen3.5/lib/python3.10/site-packages/` is no model)
         self.lines = tuple(_without_listings(_INSTALL_PREFIX.sub(r"\1/...\2", line) if "-packages/" in line else line)
-                           for line in scan.lines)
+                           for line in scan.lines) + _joined_json(scan.lines)
         self.lines_lower = [line.lower() for line in self.lines]
         self._first: dict[str, int | None] = {}
         # which rule literals occur anywhere: one multi-pattern pass, not a substring search per literal
@@ -195,7 +214,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 hits.append((clause.sources[i] in clause.generic_sources, at, i))
         if hits:
             _, at, i = min(hits)
-            return _hit(label, f"log line “{_short(scan.lines[at])}”", clause, clause.sources[i])
+            line = scan.lines[at] if at < len(scan.lines) else hay.lines[at]  # (a joined JSON object is the haystack's own)
+            return _hit(label, f"log line “{_short(line)}”", clause, clause.sources[i])
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
