@@ -297,3 +297,22 @@ def test_a_launch_that_is_a_rules_known_setting_is_a_risk_of_it(catalog):
     # the hybrid model under the same parser is fine: one supporting pattern is not a setting
     hybrid = diagnose_text(launch.replace("Qwen3-4B-Thinking-2507", "Qwen3-8B"), catalog)
     assert "qwen3-reasoning-parser-prompt-opened-think" not in [r.rule_id for r in hybrid.risks]
+
+
+def test_a_development_build_is_no_proof_that_its_release_lacks_the_architecture(catalog):
+    # QwenLM/Qwen3-Omni#116: a branch build of vLLM (0.9.3.dev6+g...) ran Qwen3-Omni before any release registered
+    # it; the crash was transformers 5's missing rope_parameters, and the release index's guess must not outrank it
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    paste = ("AttributeError: 'Qwen3OmniMoeCode2WavConfig' object has no attribute 'rope_parameters'\n"
+             "torch                             2.7.0+cu128\n"
+             "transformers                      5.0.0.dev0\n"
+             "vllm                              {version}\n")
+    dev = diagnose_text(paste.format(version="0.9.3.dev6+gca66cbff0.precompiled /root/vllm"), catalog)
+    assert dev.crash.message == "'Qwen3OmniMoeCode2WavConfig' object has no attribute 'rope_parameters'"
+    assert dev.findings[0].rule_id == "transformers-v5-rope-parameters-missing"
+    arch = [f for f in dev.findings if f.rule_id == "vllm-too-old-for-architecture"]
+    assert arch and arch[0].confidence == "low"
+    # a release is proof: the registry of 0.9.2 has no Qwen3-Omni class
+    released = diagnose_text(paste.format(version="0.9.2"), catalog)
+    assert [f.confidence for f in released.findings if f.rule_id == "vllm-too-old-for-architecture"] == ["medium"]
