@@ -834,3 +834,15 @@ def test_a_pretty_printed_response_is_matched_as_one_object(catalog):
     # the answer in content: nothing to say
     fine = paste.replace('"content": null', '"content": "Hello"')
     assert not any(f.rule_id == "reasoning-parser-swallows-non-thinking-answer" for f in diagnose_text(fine, catalog).findings)
+
+
+def test_argparse_refusing_the_command_line_is_the_crash(catalog):
+    # vllm#9312's paste: the server's argparse error, then the client's 400 from whatever answered instead
+    paste = ("api_server.py: error: argument --tool-call-parser: invalid choice: 'llama3_json' (choose from 'mistral', "
+             "'hermes')\n"
+             "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'Extra inputs are not permitted', "
+             "'type': 'BadRequestError', 'param': None, 'code': 400}\n")
+    report = diagnose_text(paste, catalog)
+    assert report.crash.message.startswith("api_server.py: error: argument --tool-call-parser: invalid choice")
+    assert report.crash.crash_class == "version-mismatch"
+    assert (report.findings[0].rule_id, report.findings[0].confidence) == ("tool-call-parser-name-not-registered", "medium")
