@@ -846,3 +846,22 @@ def test_argparse_refusing_the_command_line_is_the_crash(catalog):
     assert report.crash.message.startswith("api_server.py: error: argument --tool-call-parser: invalid choice")
     assert report.crash.crash_class == "version-mismatch"
     assert (report.findings[0].rule_id, report.findings[0].confidence) == ("tool-call-parser-name-not-registered", "medium")
+
+
+def test_more_pastes_of_the_reports_the_rules_cite(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # LLVM aborting in Triton's compiler is the crash, not the abseil signal line after it
+    crash = read("(WorkerDict pid=1) LLVM ERROR: Failed to compute parent layout for slice layout.",
+                 "(WorkerDict pid=1) *** SIGABRT received at time=1744180215 on cpu 46 ***").crash
+    assert crash.message == "LLVM ERROR: Failed to compute parent layout for slice layout."
+    # vLLM's custom all-reduce CUDACHECK line is a crash line of its own, not glued to the NCCL banner above it
+    crash = read("NCCL version 2.20.5+cuda12.4",
+                 "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'peer access is not supported between "
+                 "these two devices'").crash
+    assert crash.message.startswith("Failed: Cuda error")
+    # NPU in a list of platforms a feature needs names no platform
+    assert read("AssertionError: extra_buffer needs CUDA/MUSA/NPU (FLA).").environment.get("platform") is None
+    # a rule keyed on a weight name rejects the doubled name of another bug (sglang#13214)
+    top = read("KeyError: 'model.layers.14.mlp.shared_expert.gate_gate_up_proj.weight'").findings[0]
+    assert top.rule_id == "stacked-mapping-substring-rename-keyerror"

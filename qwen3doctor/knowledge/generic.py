@@ -45,6 +45,8 @@ SCAFFOLD_FRAMES = (
     "<module>", "<lambda>", "<listcomp>", "_run_module_as_main", "_run_code", "__getattr__", "__post_init__",
     "_init_executor", "_process_engine_step", "get_response", "wait_for_engine_startup", "collective_rpc", "run_method",
     "build_async_engine_client_from_engine_args", "run_event_loop", "dispatch_event_loop",
+    # the V0 engine's loop (MQLLMEngine): every V0 crash at serving time passes these
+    "run_engine_loop", "engine_step", "run_mp_engine",
 )
 # Frames every crash of one phase passes through (loading, capture, the engine loop): they place a crash on a path
 # (judge/rank.py: a cut traceback's candidates), but a `match` pattern that hits one says nothing of its own.
