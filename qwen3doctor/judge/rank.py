@@ -276,10 +276,11 @@ CONFIDENCE_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
 def rank_key(f: Finding, depth: dict[str, int] | None = None) -> tuple:
-    """The order of findings (and of a clean log's risks): score, confidence, the deepest frame their evidence
-    names; then, for candidates nothing in the log tells apart, the cause reported in more issues and the better
+    """The order of findings (and of a clean log's risks): a high-confidence claim first (no candidate's generic
+    weight outranks it: a launch line naming an embedding model is no match for the release index's proof that the
+    flag is gone); then score, confidence, the deepest frame their evidence names; then, for candidates nothing in the log tells apart, the cause reported in more issues and the better
     established one (a prior, not evidence), then the id."""
-    return (-f.score, CONFIDENCE_ORDER[f.confidence], -_deepest(f, depth or {}),
+    return (f.confidence != "high", -f.score, CONFIDENCE_ORDER[f.confidence], -_deepest(f, depth or {}),
             0 if f.basis == "evidence" else -len(f.references), STATUS_ORDER.get(f.status, 3), f.rule_id)
 
 

@@ -95,7 +95,7 @@ BOILERPLATE = re.compile(
 )
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|[a-z_]+:$|\S+@[\w.-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a progress bar, an environment listing's package line
                          r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] |[A-Za-z][\w.-]*\s{3,}v?\d+(?:\.\w+)+(?:\+[\w.]+)?(?:\s+/\S*)?\s*$"
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
@@ -137,7 +137,7 @@ _STANDALONE = re.compile(
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)
     r"LLVM ERROR: .+|^Failed: Cuda error .+|"
     # argparse refusing the command line (the server never starts; exit code 2)
-    r"^[\w./ -]{1,40}: error: (?:argument |unrecognized arguments|the following arguments are required).+|"
+    r"^[\w./ -]{1,40}: error: (?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
     r"^No module named '[\w.]+'$|"
     r"EngineCore encountered a fatal error.*|"
@@ -223,6 +223,7 @@ _ERROR_OBJECT = re.compile(
     r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+(?: \w+)*)['"]""")
 # the same response cut before its type: `openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '...`
 _ERROR_OBJECT_CUT = re.compile(r"""Error code: \d+ - \{(?:['"]error['"]:\s*\{)?.*?['"]message['"]\s*:\s*['"](?P<msg>.+)$""")
+_ARGPARSE = re.compile(r"[\w./ -]{1,40}: error: ")
 _RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
@@ -533,6 +534,8 @@ class CrashParser:
         # read it as a traceback that lost its frames: the lines right after it may continue the message
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
                                     record=record)
+        if _ARGPARSE.match(body):
+            self._close(process)  # (argparse's one line is all it says; the usage or a prompt after it is not its message)
 
     def _record(self, line_no: int, process: str | None, text: str, record: str) -> None:
         """An ERROR-level record that is neither a traceback nor a known crash line: kept aside, it becomes
