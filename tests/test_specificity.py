@@ -163,3 +163,22 @@ def test_a_name_in_a_messages_listing_of_every_parameter_is_no_evidence(catalog)
     own = ("(EngineCore_DP0 pid=1) ERROR 09-16 13:48:40 [core.py:1100] KeyError: "
            "'model.layers.0.linear_attn.in_proj_ba.qweight'\n")
     assert any(f.rule_id == "gdn-in-proj-ba-quantized" for f in diagnose_text(own, catalog).findings)
+
+
+def test_a_specific_frame_higher_up_names_the_cause_before_a_generic_frame_deeper_down(catalog):
+    # nlzy/vllm-gfx906#2: a GGUF config read fails in get_config (every config read passes it) under
+    # create_model_config; the GGUF rule's specific frame is the evidence, not the generic one below it
+    cut = ('  File "/x/vllm/engine/arg_utils.py", line 987, in create_model_config\n'
+           "    return ModelConfig(\n"
+           '  File "/x/vllm/transformers_utils/config.py", line 303, in get_config\n'
+           "    config_dict, _ = PretrainedConfig.get_config_dict(\n")
+    report = diagnose_text(cut, catalog)
+    gguf = [f for f in report.findings if f.rule_id == "gguf-arch-unsupported"]
+    assert gguf and any("create_model_config" in e.text for e in gguf[0].evidence if e.clause == "supports.frames")
+    # a metadata builder's `build` is every attention backend's: FlashInfer's does not make a GDN spec-decode claim
+    flashinfer = ('  File "/x/vllm/v1/attention/backends/flashinfer.py", line 1081, in build\n'
+                  "    fast_plan_decode(\n"
+                  '  File "/x/flashinfer/prefill.py", line 374, in get_batch_prefill_module\n'
+                  "    module = gen_batch_prefill_module(backend, *args).build_and_load()\n")
+    top = diagnose_text(flashinfer, catalog).findings[0]
+    assert top.rule_id != "gdn-mtp-spec-decode-illegal-memory-access"

@@ -158,13 +158,21 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
     crashes = [c for c in scan.crashes if c.role != "wrapper"]
     search = hay is None or hay.may_hit(clause)
     if kind == "frames":
+        # the deepest frame the clause names, a specific one before any generic one deeper down (`create_model_config`
+        # above `get_config`: nlzy/vllm-gfx906#2)
+        generic_hit = None
         for crash in scan.crashes if search else ():
             for frame in reversed(crash.frames + crash.native):
                 for pat, src in candidates(clause, frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
                         loc = frame.location if frame.file else "native"
-                        return _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src,
-                                    frame.function)
+                        hit = _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src,
+                                   frame.function)
+                        if not hit.generic:
+                            return hit
+                        generic_hit = generic_hit or hit
+        if generic_hit is not None:
+            return generic_hit
         complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]
         if complete:
             deepest = complete[0].functions[-1]

@@ -47,6 +47,8 @@ SCAFFOLD_FRAMES = (
     "build_async_engine_client_from_engine_args", "run_event_loop", "dispatch_event_loop",
     # the V0 engine's loop (MQLLMEngine): every V0 crash at serving time passes these
     "run_engine_loop", "engine_step", "run_mp_engine",
+    # every attention backend's metadata builder (FlashInfer's, FlashAttention's, the GDN one) is a `build`
+    "build",
 )
 # Frames every crash of one phase passes through (loading, capture, the engine loop): they place a crash on a path
 # (judge/rank.py: a cut traceback's candidates), but a `match` pattern that hits one says nothing of its own.
