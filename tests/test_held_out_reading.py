@@ -865,3 +865,10 @@ def test_more_pastes_of_the_reports_the_rules_cite(catalog):
     # a rule keyed on a weight name rejects the doubled name of another bug (sglang#13214)
     top = read("KeyError: 'model.layers.14.mlp.shared_expert.gate_gate_up_proj.weight'").findings[0]
     assert top.rule_id == "stacked-mapping-substring-rename-keyerror"
+
+
+def test_sglangs_benchmark_entry_points_are_its_launch(catalog):
+    # sglang#1509: the crash came from `python3 -m sglang.bench_latency`, which takes the server's arguments
+    env = diagnose_text("python3 -m sglang.bench_latency --model-path Qwen/Qwen3-8B --batch 1 --tp 2\n"
+                        "RuntimeError: x\n", catalog).environment
+    assert (env.get("engine"), env.get("model"), env.get("tp")) == ("sglang", "Qwen/Qwen3-8B", 2)

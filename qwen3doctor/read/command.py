@@ -32,7 +32,8 @@ SWITCH_PREFIXES = ("--enable-", "--disable-", "--no-")
 BOOL_WORDS = frozenset({"true", "false"})  # `--enable-chunked-prefill True`, as old vLLM releases took it
 # The words that start a server, before its first flag or model.
 LAUNCHERS = frozenset({"vllm", "serve", "-m", "sglang.launch_server", "vllm.entrypoints.openai.api_server",
-                       "sglang", "sgl-omni", "sglang.cli", "sglang_router.launch_server"})
+                       "sglang", "sgl-omni", "sglang.cli", "sglang_router.launch_server", "sglang.bench_latency",
+                       "sglang.bench_one_batch", "sglang.bench_one_batch_server", "sglang.bench_offline_throughput"})
 _PYTHON = re.compile(r"python[\d.]*")
 _NUMBER = re.compile(r"-\d+(?:\.\d+)?")
 

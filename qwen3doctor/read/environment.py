@@ -95,7 +95,9 @@ _NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
 _SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
 _SERVE = re.compile(
     r"(?:^|[\s;&|$#>\[('\"`])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
-    r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server)\b.*)"
+    # (SGLang's benchmark entry points take the server's arguments: `python -m sglang.bench_one_batch --model-path ...`)
+    r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server|"
+    r"sglang\.bench_(?:latency|one_batch|one_batch_server|offline_throughput))\b.*)"
 )
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
 # a launcher that logs the arguments it hands the vllm CLI (GPUStack: `Run vLLM with arguments: serve /data/... --flag`)
