@@ -872,3 +872,20 @@ def test_sglangs_benchmark_entry_points_are_its_launch(catalog):
     env = diagnose_text("python3 -m sglang.bench_latency --model-path Qwen/Qwen3-8B --batch 1 --tp 2\n"
                         "RuntimeError: x\n", catalog).environment
     assert (env.get("engine"), env.get("model"), env.get("tp")) == ("sglang", "Qwen/Qwen3-8B", 2)
+
+
+def test_cited_pastes_of_the_sixth_session(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # one error of a pydantic ValidationError, pasted alone, is a ValueError with its own message
+    crash = read("Value error, Eagle3 is only supported for Llama models. Got self.target_model_config.hf_text_config."
+                 "model_type='qwen3' [type=value_error, input_value=ArgsKwargs((), {}), input_type=ArgsKwargs]").crash
+    assert crash.exception_type == "ValueError" and crash.message.endswith("model_type='qwen3'")
+    # a cut traceback in vLLM's own qwen3_next.py is no candidate for the Ascend port's rule of that model
+    findings = read('ERROR 02-26 22:14:27 [multiproc_executor.py:863]   File "/usr/local/lib/python3.12/dist-packages/vllm/'
+                    'model_executor/models/qwen3_next.py", line 1152, in forward',
+                    "ERROR 02-26 22:14:27 [multiproc_executor.py:863]     hidden_states, residual = layer(").findings
+    assert "ascend-qwen3-next-graph-mode-unsupported" not in [f.rule_id for f in findings]
+    # the driver's refusal retyped without its version note (vllm#1772)
+    top = read("RuntimeError: The NVIDIA driver on your system is too old").findings[0]
+    assert top.rule_id == "cuda-driver-too-old-for-wheel"

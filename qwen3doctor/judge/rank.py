@@ -198,10 +198,20 @@ COMMON_WORDS = frozenset((
 _ENGINE_PATH = ("/vllm/", "/sglang/", "/vllm_ascend/", "/vllm_omni/", "/sglang_omni/")
 
 
+def _engine_file(path: str) -> bool:
+    """A file of the engine's own package: judged on the path inside the install (a virtualenv named `vllm` holds
+    torch's files too, `/home/u/vllm/lib/python3.12/site-packages/torch/nn/modules/module.py`)."""
+    inside = re.split(r"/(?:site|dist)-packages/", path)[-1]
+    return any(p in "/" + inside for p in _ENGINE_PATH)
+
+
 def _words(text: str) -> set[str]:
     import re
 
     return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 4 and w not in COMMON_WORDS}
+
+
+_PLATFORM_PATH = {"npu": "ascend", "rocm": "rocm", "xpu": "xpu", "tpu": "tpu", "maca": "metax", "musa": "musa"}
 
 
 def _module_of_cut(rule, scan: Scan) -> str | None:
@@ -210,9 +220,12 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
     if not _cut_traceback(scan):
         return None
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
-    files = [f.file for f in reversed(own[0].frames) if any(p in f.file for p in _ENGINE_PATH)][:2]
+    files = [f.file for f in reversed(own[0].frames) if _engine_file(f.file)][:2]
     rule_words = _words(rule.id)
+    platforms = rule.when.get("platform") or ()
     for file in files:
+        if platforms and "cuda" not in platforms and not any(_PLATFORM_PATH.get(p, "\0") in file.lower() for p in platforms):
+            continue  # a platform port's cause lives in the port's files (vllm_ascend/...), not in the engine's own
         tail = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py")
         for word in _words(tail):
             if any(r == word or len(word) >= 5 and r.startswith(word) for r in rule_words):

@@ -134,6 +134,8 @@ _STANDALONE = re.compile(
     # the kernel's record of a GPU fault (dmesg: NVIDIA's Xid, amdgpu's page fault), and CUDA's assembler refusing
     # an architecture it does not know (Triton on a GPU newer than its ptxas)
     r"NVRM: Xid \(PCI:[^)]*\): \d+.*|amdgpu: \[\w+\] page fault.*|ptxas fatal\s*: .+|"
+    # one error of a pydantic ValidationError (vLLM's config checks): `Value error, <message> [type=value_error, ...]`
+    r"^Value error, .+|"
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)
     r"LLVM ERROR: .+|^Failed: Cuda error .+|"
     # argparse refusing the command line (the server never starts; exit code 2)
@@ -157,7 +159,7 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^No module named |: error: |LLVM ERROR|ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
+    r"^frame #|^No module named |: error: |LLVM ERROR|^Value error, |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
     rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
@@ -527,6 +529,8 @@ class CrashParser:
                 message = message[:-1]  # ValueError("...") form
         elif body.startswith("No module named"):
             exc_type, message = "ModuleNotFoundError", body
+        elif body.startswith("Value error, "):
+            exc_type, message = "ValueError", re.sub(r"\s*\[type=value_error\b.*$", "", body[len("Value error, "):])
         else:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and (text[: m.start()].rstrip().endswith(":") or body.startswith("Assertion")):
