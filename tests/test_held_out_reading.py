@@ -889,3 +889,25 @@ def test_cited_pastes_of_the_sixth_session(catalog):
     # the driver's refusal retyped without its version note (vllm#1772)
     top = read("RuntimeError: The NVIDIA driver on your system is too old").findings[0]
     assert top.rule_id == "cuda-driver-too-old-for-wheel"
+
+
+def test_cited_pastes_g_and_h(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # a wrapper line that carries a module-qualified exception whose name ends in neither Error nor Exception
+    top = read("[2026-02-28 15:04:30 TP0] Scheduler hit an exception: torch._dynamo.exc.Unsupported: Logger not "
+               "supported for non-export cases.").findings[0]
+    assert top.rule_id == "piecewise-cuda-graph-failure"
+    # loguru's record format: a warning is what the model code said and went on with
+    assert read('(APIServer pid=1) INFO:     172.17.0.1:56956 - "POST /v1/completions HTTP/1.1" 200 OK',
+                "(EngineCore_DP0 pid=245) 2026-03-12 00:20:19.577 | WARNING  | models.demos.qwen3_vl.tt.generator_vllm:"
+                "prefill_forward:188 - Tracing in prefill mode is not supported for Qwen3VL").verdict is Verdict.CLEAN
+    # huggingface_hub's error whose explanation paragraph the paste cut
+    top = read("(APIServer pid=1) huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: "
+               "Root=1-69aa)").findings[0]
+    assert top.rule_id == "model-repo-not-accessible"
+    # Turing's 64 KB shared-memory limit, the response printed as a Python dict
+    assert read("GPU 0: Tesla T4", "triton.runtime.autotuner.OutOfResources: out of resource: shared memory, "
+                "Required: 65538, Hardware limit: 65536.").findings[0].rule_id == "triton-prefill-attention-smem-old-gpu"
+    assert read("{'content': None, 'reasoning_content': '<tool_call>\\n<function=get_current_weather>'}").findings[0].rule_id \
+        == "qwen3-reasoning-parser-swallows-tool-call"

@@ -71,7 +71,9 @@ CUDA_ERRORS = {
 # an engine's dump of the scheduled batch: it prints this only when the step that ran the batch died
 _BATCH_DUMP = re.compile(r"Dumping (?:scheduler output|input data)|scheduled_spec_decode_tokens=|SchedulerOutput\(")
 # an exception named inside a wrapper's message: `Error in model execution: ValueError: ...`
-_EMBEDDED = re.compile(r"(?:^|[\s:'\"(])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?::\s?|\(['\"])(?P<msg>\S.*)$")
+# (or a module-qualified class whatever its name: `Scheduler hit an exception: torch._dynamo.exc.Unsupported: ...`)
+_EMBEDDED = re.compile(r"(?:^|[\s:'\"(])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)|(?:[a-z_]\w*\.){2,}[A-Z]\w*)"
+                       r"(?::\s?|\(['\"])(?P<msg>\S.*)$")
 # exception types that are usually raised without a message (an `assert` with no text)
 _BARE_TYPES = {"AssertionError", "StopIteration", "KeyboardInterrupt", "SystemExit", "NotImplementedError",
                "CancelledError", "asyncio.CancelledError", "EOFError"}
@@ -159,7 +161,7 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^No module named |: error: |LLVM ERROR|^Value error, |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
+    r"^frame #|^No module named |: error: |LLVM ERROR|^Value error, |^(?:[a-z_]\w*\.){2,}[A-Z]\w*: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
     rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 

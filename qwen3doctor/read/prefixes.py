@@ -35,6 +35,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|\d{1,2}月) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
     # the kernel's ring buffer (dmesg): "[123456.789012] ", "[  +0.000012] " (dmesg -T keeps the date in the bracket)
     ("dmesg", r"\[\s*\+?\d+\.\d{6}\]\s?"),
+    # loguru's default format after its timestamp: "WARNING  | models.demos.qwen3_vl.generator:prefill_forward:188 - "
+    ("loguru", r"(?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\s*\| [\w.<>-]+:[\w.<>-]+:\d+ - "),
     # Python logging's default format after its timestamp: "gpustack.worker.backends.vllm - ERROR - "
     ("pylog", r"(?:[\w.]+ - )?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - "),
     # a launcher's rank tag: "[1/8,TP1][pid=5510] "
@@ -102,8 +104,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             # wrapper's tag is the one every line of that traceback carries)
             if proc and not (name in ("sglang", "sglang-cut") and process is not None):
                 process = _normalise(proc)
-            if name == "pylog":
-                record = m.group("level")
+            if name in ("pylog", "loguru"):
+                record = {"TRACE": "DEBUG", "SUCCESS": "INFO"}.get(m.group("level"), m.group("level"))
             if name == "torchrun" and m.group("glevel"):
                 record = f"{m.group('glevel')} {m.group('gsrc')}"  # c10's record: its own level and source line
             if name == "glog":
