@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..read import environment as envmod
 from ..read.command import canonical_flag, read_command
 from .. import vocab
-from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
+from ..knowledge.catalog import Catalog, safe_search
 from ..knowledge.patterns import compile_pattern
 from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
@@ -522,7 +522,8 @@ def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
     # a development build (`0.9.3.dev6+gca66cbff0`) may come from a branch that carries the model before any release
     # did (Qwen3-Omni's launch had users build one, QwenLM/Qwen3-Omni#116): the registry of the releases around it
     # is then no proof
-    dev_build = re.search(r"\.dev\d*|\+g[0-9a-f]{7,}", str(env.get("engine_version") or "")) is not None
+    logged = parse_version(str(env.get("engine_version") or ""))
+    dev_build = logged is not None and (logged.is_devrelease or (logged.local or "").startswith("g"))
     notes = ("from the release index (the logged release's model registry), not from the crash's own lines",)
     if dev_build:
         notes += ("the logged version is a development build: a branch build may register architectures no release "
@@ -592,7 +593,7 @@ def _launch_support_risks(scan: Scan, catalog: Catalog, command: str, seen: set[
         hits = [src for cl in rule.supports if cl.kind == "log" for src in cl.sources
                 if not cl.generic_sources or src not in cl.generic_sources]
         # (a pattern that takes any value of a flag, `--tool-call-parser[= ]\S+`, says nothing of this launch)
-        hits = [src for src in hits if _safe_search(src, command) and not _safe_search(src, anonymous)]
+        hits = [src for src in hits if _matches(src, command) and not _matches(src, anonymous)]
         if len(hits) < MIN_LAUNCH_SUPPORTS:
             continue
         rm = evaluate(rule, scan)
@@ -606,8 +607,5 @@ def _launch_support_risks(scan: Scan, catalog: Catalog, command: str, seen: set[
     return out
 
 
-def _safe_search(source: str, text: str) -> bool:
-    try:
-        return compile_pattern("log", source).search(text, timeout=PATTERN_TIMEOUT) is not None
-    except TimeoutError:
-        return False
+def _matches(source: str, text: str) -> bool:
+    return safe_search(compile_pattern("log", source), text)

@@ -229,8 +229,8 @@ def _is_generic(kind: str, patterns: tuple[Any, ...]) -> bool:
     if kind == "exception":
         return all(any(_safe_full(p, name) for name in GENERIC_EXCEPTIONS) for p in patterns)
     if kind == "log":  # a healthy server's line, or one every crash of a class prints
-        return all(any(_safe_search(p, line) for line in ORDINARY_LINES + GENERIC_MESSAGES) for p in patterns)
-    return all(any(_safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
+        return all(any(safe_search(p, line) for line in ORDINARY_LINES + GENERIC_MESSAGES) for p in patterns)
+    return all(any(safe_search(p, sample) for sample in GENERIC_MESSAGES) for p in patterns)
 
 
 def _safe_full(pattern: Any, text: str) -> bool:
@@ -240,7 +240,7 @@ def _safe_full(pattern: Any, text: str) -> bool:
         return False
 
 
-def _safe_search(pattern: Any, text: str) -> bool:
+def safe_search(pattern: Any, text: str) -> bool:
     try:
         return pattern.search(text, timeout=PATTERN_TIMEOUT) is not None
     except TimeoutError:
