@@ -911,3 +911,22 @@ def test_cited_pastes_g_and_h(catalog):
                 "Required: 65538, Hardware limit: 65536.").findings[0].rule_id == "triton-prefill-attention-smem-old-gpu"
     assert read("{'content': None, 'reasoning_content': '<tool_call>\\n<function=get_current_weather>'}").findings[0].rule_id \
         == "qwen3-reasoning-parser-swallows-tool-call"
+
+
+def test_cited_pastes_i_to_k(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # a GPU fault record without the driver's prefix, cuda-gdb's warp report: crash lines of their own class
+    crashes = read("CUDA error: unspecified launch failure",
+                   "Xid 31: MMU Fault: ENGINE GRAPHICS HUBCLIENT_FE FAULT_PDE ACCESS_TYPE_VIRT_WRITE").crashes
+    assert crashes[0].message == "CUDA error: unspecified launch failure" and crashes[1].crash_class == "illegal-memory-access"
+    assert read("CUDA Exception: Warp Illegal Address").crash.crash_class == "illegal-memory-access"
+    # SGLang's argparse names its launcher; prose after `vllm serve` names no model
+    assert read("launch_server.py: error: argument --tool-call-parser: invalid choice: 'llama4' (choose from "
+                "'qwen25', 'pythonic')").environment.get("engine") == "sglang"
+    assert read("vllm serve fails with ValueError", "RuntimeError: x").environment.get("model") is None
+    # the alternative the paste satisfies whole wins over the same message beside frames it does not show
+    top = read("out of resource: shared memory, Required: 98304, Hardware limit: 49152").findings[0]
+    assert top.rule_id == "triton-prefill-attention-smem-old-gpu"
+    # a quantized MoE gate's tensor is not an embedding checkpoint's missing prefix (vllm#22017)
+    assert read("KeyError: 'layers.14.mlp.gate.g_idx'").findings[0].rule_id == "qwen3-moe-gptq-gate-gidx-keyerror"

@@ -409,7 +409,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
     best: tuple[Evidence, ...] = ()
     best_generic: dict[str, bool] = {}
     rejected = bool(rule.match)
-    best_key = (-1, -1)
+    best_key = (-1, -1, -99)
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
         states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
@@ -419,7 +419,9 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
                 best, best_generic = states, generic
             continue
         hits = [s for s in states if s.state == HIT]
-        key = (sum(1 for s in hits if not generic[s.clause]), len(hits))
+        # (on a tie, the alternative with fewer clauses the log cannot decide: a fully matched message beats the same
+        # message beside frames the paste does not show, pascal-pkgs-ci#50)
+        key = (sum(1 for s in hits if not generic[s.clause]), len(hits), -sum(1 for s in states if s.state == UNKNOWN))
         if rejected or key > best_key:
             best, best_generic, best_key, rejected = states, generic, key, False
     supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)

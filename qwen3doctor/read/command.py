@@ -35,6 +35,8 @@ LAUNCHERS = frozenset({"vllm", "serve", "-m", "sglang.launch_server", "vllm.entr
                        "sglang", "sgl-omni", "sglang.cli", "sglang_router.launch_server", "sglang.bench_latency",
                        "sglang.bench_one_batch", "sglang.bench_one_batch_server", "sglang.bench_offline_throughput"})
 _PYTHON = re.compile(r"python[\d.]*")
+# a model is a path or an id (`Qwen/Qwen3-8B`, `/models/qwen3`, `qwen3-8b`): a bare word of letters is prose
+_PROSE_WORD = re.compile(r"[a-z]+|[^\x00-\x7f]+")
 _NUMBER = re.compile(r"-\d+(?:\.\d+)?")
 
 
@@ -119,6 +121,8 @@ def read_command(command: str | list[str], *, launcher: bool = True) -> ServeCom
             if name in ("--model", "--model-path") and value:
                 model = value
         elif positional_model and model_index is None and model is None:
+            if _PROSE_WORD.fullmatch(tok):
+                break  # prose after the words `vllm serve` ("vllm serve fails with ...", "vllm serve 启动 ..."): no launch
             model, model_index = tok, i
         i += 1
     return ServeCommand(tokens, engine, launcher_end, model, model_index, tuple(flags))

@@ -135,7 +135,9 @@ _STANDALONE = re.compile(
     r"Engine core proc \S+ died unexpectedly.*|"
     # the kernel's record of a GPU fault (dmesg: NVIDIA's Xid, amdgpu's page fault), and CUDA's assembler refusing
     # an architecture it does not know (Triton on a GPU newer than its ptxas)
-    r"NVRM: Xid \(PCI:[^)]*\): \d+.*|amdgpu: \[\w+\] page fault.*|ptxas fatal\s*: .+|"
+    r"(?:NVRM: )?Xid (?:\(PCI:[^)]*\): )?\d+[,:] .*|amdgpu: \[\w+\] page fault.*|ptxas fatal\s*: .+|"
+    # cuda-gdb / compute-sanitizer's report of a faulting warp
+    r"CUDA Exception: (?:Warp|Lane|Device) .+|"
     # one error of a pydantic ValidationError (vLLM's config checks): `Value error, <message> [type=value_error, ...]`
     r"^Value error, .+|"
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)
@@ -161,7 +163,7 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^No module named |: error: |LLVM ERROR|^Value error, |^(?:[a-z_]\w*\.){2,}[A-Z]\w*: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
+    r"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^(?:[a-z_]\w*\.){2,}[A-Z]\w*: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
     rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
@@ -189,7 +191,7 @@ CONSEQUENCE_PATTERNS = re.compile(
 
 CLASSES: tuple[tuple[str, str], ...] = (
     ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|"
-                              r"Xid \(PCI:[^)]*\): 31,|MMU Fault|amdgpu: \[\w+\] page fault"),
+                              r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu: \[\w+\] page fault|Warp Illegal Address|Warp Out-of-range Address"),
     ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),
     ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible|"
                         r"is not defined for option 'gpu-name'"),

@@ -182,7 +182,7 @@ _VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|mode
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
 # SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception|sglang_router\w*::|"
-                         r"Initialization failed\. warmup error|"
+                         r"Initialization failed\. warmup error|^launch_server\.py: error: |"
                          r"Health check failed\. Server couldn't get a response from detokenizer|KV Cache is allocated\. #tokens|"
                          r"Capture cuda graph (?:begin|end)|Decode batch, #running-req|Prefill batch\. #new-seq|max_total_num_tokens=")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
