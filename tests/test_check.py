@@ -316,3 +316,14 @@ def test_a_development_build_is_no_proof_that_its_release_lacks_the_architecture
     # a release is proof: the registry of 0.9.2 has no Qwen3-Omni class
     released = diagnose_text(paste.format(version="0.9.2"), catalog)
     assert [f.confidence for f in released.findings if f.rule_id == "vllm-too-old-for-architecture"] == ["medium"]
+
+
+def test_check_lists_a_launch_that_is_a_rules_known_setting_as_a_possible(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+    from qwen3doctor.judge.preflight import POSSIBLE, check
+
+    env = diagnose_text("vllm serve Qwen/Qwen3-4B-Thinking-2507 --reasoning-parser qwen3\n", catalog).environment
+    report = check("vllm serve Qwen/Qwen3-4B-Thinking-2507 --reasoning-parser qwen3", env, catalog)
+    found = [a for a in report.alerts if a.key == "qwen3-reasoning-parser-prompt-opened-think"]
+    assert found and found[0].level == POSSIBLE and found[0].decided_by == "the server's own output"
+    assert any("--reasoning-parser" in b for b in found[0].because)

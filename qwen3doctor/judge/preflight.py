@@ -419,6 +419,7 @@ def check(command: str, env: Environment, catalog: Catalog) -> CheckReport:
         alert = rule_alert(rule, scan)
         if alert is not None:
             alerts.append(alert)
+    alerts += support_alerts(command, scan, catalog, {a.key for a in alerts})
     shape, passed, not_checked, entry = shape_alerts(env, flags, catalog)
     seen = {a.key for a in alerts}
     alerts += [a for a in shape if a.key not in seen or a.key.startswith("shape:")]
@@ -567,7 +568,6 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
             engines=rule.engines if rule else (), families=rule.families if rule else (),
             references=alert.references, evidence=evidence, fixes=alert.fixes, fixed_in=rule.fixed_in if rule else None,
             notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk"))
-    out.extend(_launch_support_risks(scan, catalog, command, {f.rule_id for f in out}))
     out.sort(key=rank_key)
     return tuple(out[:MAX_RISKS])
 
@@ -575,35 +575,33 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
 MIN_LAUNCH_SUPPORTS = 2
 
 
-def _launch_support_risks(scan: Scan, catalog: Catalog, command: str, seen: set[str]) -> list[Finding]:
+def support_alerts(command: str, scan: Scan, catalog: Catalog, seen: set[str]) -> list[Alert]:
     """Rules whose supporting lines describe the launch itself: two patterns or more of a rule's `supports.log` match
     the serve command (a parser flag and the model it misreads, a checkpoint name and the TP size that splits it
-    wrongly), and none of its conditions is contradicted. Such a launch is the rule's known setting, so the rule is a
-    risk of it even when the cause shows only in responses or later logs the paste lacks (vllm#22507: the launch of a
-    thinking-only model with --reasoning-parser qwen3)."""
+    wrongly), and none of its conditions is contradicted. Such a launch is the rule's known setting: a possible
+    problem whatever the version, decided only by what the server then prints (vllm#22507: a thinking-only model
+    under --reasoning-parser qwen3, whose cause shows in the responses)."""
     if not command:
         return []
     # the same launch with every flag's value and the model replaced: what a pattern still matches there is no value
+    # (`--tool-call-parser[= ]\S+` takes any parser), so it says nothing of this launch
     anonymous = re.sub(r"(--?[\w-]+)([= ]+)(?!-)\S+", r"\1\2zzqq", command)
     anonymous = re.sub(r"(\bserve\s+)(?!-)\S+", r"\1zzqq", anonymous)
     out = []
     for rule in catalog.rules.values():
         if rule.id in seen:
             continue
-        hits = [src for cl in rule.supports if cl.kind == "log" for src in cl.sources
-                if not cl.generic_sources or src not in cl.generic_sources]
-        # (a pattern that takes any value of a flag, `--tool-call-parser[= ]\S+`, says nothing of this launch)
-        hits = [src for src in hits if _matches(src, command) and not _matches(src, anonymous)]
+        sources = [src for cl in rule.supports if cl.kind == "log" for src in cl.sources if src not in cl.generic_sources]
+        hits = [src for src in sources if _matches(src, command) and not _matches(src, anonymous)]
         if len(hits) < MIN_LAUNCH_SUPPORTS:
             continue
-        rm = evaluate(rule, scan)
-        if any(ev.state == "miss" for ev in rm.when):
+        states = when_states(rule, scan)
+        if any(ev.state == "miss" for ev in states):
             continue  # a family, platform, version or flag of the launch contradicts it
-        evidence = tuple(Evidence("supports.log", "hit", f"the serve command matches `{src}`") for src in hits)
-        out.append(Finding(
-            rule_id=rule.id, title=rule.title, status=rule.status, score=round(0.005 * len(hits), 3), confidence="low",
-            engines=rule.engines, families=rule.families, references=rule.references, evidence=evidence,
-            fixes=fixes_for(rm, scan.environment), fixed_in=rule.fixed_in, notes=RISK_NOTE, basis="risk"))
+        fixes = fixes_for(RuleMatch(rule, (), (), tuple(states), False), scan.environment)
+        out.append(Alert(POSSIBLE, rule.id, rule.title, tuple(f"the serve command matches `{src}`" for src in hits),
+                         unknown=("what the server prints when it runs",), decided_by="the server's own output",
+                         references=rule.references, status=rule.status, fixes=fixes))
     return out
 
 
