@@ -70,9 +70,14 @@ CUDA_ERRORS = {
 }
 # an engine's dump of the scheduled batch: it prints this only when the step that ran the batch died
 _BATCH_DUMP = re.compile(r"Dumping (?:scheduler output|input data)|scheduled_spec_decode_tokens=|SchedulerOutput\(")
-# an exception named inside a wrapper's message: `Error in model execution: ValueError: ...`
-# (or a module-qualified class whatever its name: `Scheduler hit an exception: torch._dynamo.exc.Unsupported: ...`)
-_EMBEDDED = re.compile(r"(?:^|[\s:'\"(])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)|(?:[a-z_]\w*\.){2,}[A-Z]\w*)"
+# a module-qualified exception class, whatever its name (`torch._dynamo.exc.Unsupported`, `triton.runtime.errors.
+# OutOfResources`): an exception wherever a bare name would need Error or Exception in it to count
+_QUALIFIED_TYPE = r"(?:[a-z_]\w*\.){2,}[A-Z]\w*"
+# argparse refusing a command line: `<program>: error: ...` (the server never starts; exit code 2)
+_ARGPARSE_HEAD = r"[\w./ -]{1,40}: error: "
+# an exception named inside a wrapper's message: `Error in model execution: ValueError: ...`, `Scheduler hit an
+# exception: torch._dynamo.exc.Unsupported: ...`
+_EMBEDDED = re.compile(rf"(?:^|[\s:'\"(])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)|{_QUALIFIED_TYPE})"
                        r"(?::\s?|\(['\"])(?P<msg>\S.*)$")
 # exception types that are usually raised without a message (an `assert` with no text)
 _BARE_TYPES = {"AssertionError", "StopIteration", "KeyboardInterrupt", "SystemExit", "NotImplementedError",
@@ -142,8 +147,7 @@ _STANDALONE = re.compile(
     r"^Value error, .+|"
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)
     r"LLVM ERROR: .+|^Failed: Cuda error .+|"
-    # argparse refusing the command line (the server never starts; exit code 2)
-    r"^[\w./ -]{1,40}: error: (?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
+    rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
     r"^No module named '[\w.]+'$|"
     r"EngineCore encountered a fatal error.*|"
@@ -153,8 +157,7 @@ _STANDALONE = re.compile(
     rf"The error from device\(chipId:\d+.*|(?<![\w-]){CANN_CODE}(?:: |\[PID: ).+|"
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
-    # a module-qualified exception class at the line's start whatever its name (`triton.runtime.errors.OutOfResources`)
-    r"^(?:[a-z_]\w*\.){2,}[A-Z][A-Za-z]+: .+|"
+    rf"^{_QUALIFIED_TYPE}: .+|"
     r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
     # (a type glued to a lowercase prefix is read whole: `nixl._bindings.nixlNotFoundError`, not `NotFoundError`)
@@ -163,7 +166,7 @@ _STANDALONE = re.compile(
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    r"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^(?:[a-z_]\w*\.){2,}[A-Z]\w*: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
+    rf"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^{_QUALIFIED_TYPE}: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
     rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
@@ -229,7 +232,7 @@ _ERROR_OBJECT = re.compile(
     r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+(?: \w+)*)['"]""")
 # the same response cut before its type: `openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '...`
 _ERROR_OBJECT_CUT = re.compile(r"""Error code: \d+ - \{(?:['"]error['"]:\s*\{)?.*?['"]message['"]\s*:\s*['"](?P<msg>.+)$""")
-_ARGPARSE = re.compile(r"[\w./ -]{1,40}: error: ")
+_ARGPARSE = re.compile(_ARGPARSE_HEAD)
 _RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
@@ -526,8 +529,8 @@ class CrashParser:
             # the code and what failed, without its pid, time and source location: `E39999: Kernel task happen error`
             body = re.sub(rf"^({CANN_CODE})(?!:)", r"\1: ", _CANN_NOISE.sub("", body))
         e = _EXC.match(body)
-        if e and (is_exception_type(e.group("type")) or m.start() == 0 and e.group("type").count(".") >= 2
-                  and _DOTTED_TYPE.match(e.group("type"))) and (e.group("msg") is not None or body == e.group("type")):
+        if e and (is_exception_type(e.group("type")) or m.start() == 0 and re.fullmatch(_QUALIFIED_TYPE, e.group("type"))) \
+                and (e.group("msg") is not None or body == e.group("type")):
             exc_type, message = e.group("type"), (e.group("msg") or "")
             if body[len(exc_type):].startswith("(") and message.endswith(")"):
                 message = message[:-1]  # ValueError("...") form
