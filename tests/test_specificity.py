@@ -182,3 +182,20 @@ def test_a_specific_frame_higher_up_names_the_cause_before_a_generic_frame_deepe
                   "    module = gen_batch_prefill_module(backend, *args).build_and_load()\n")
     top = diagnose_text(flashinfer, catalog).findings[0]
     assert top.rule_id != "gdn-mtp-spec-decode-illegal-memory-access"
+
+
+def test_a_line_a_match_clause_found_is_not_counted_again_as_support(catalog):
+    # the embedding rule names the checkpoint in a `match` alternative and among its supports: one line, one fact
+    log = (
+        "vllm serve /models/Qwen3-Embedding-8B --port 10001 --max-model-len 32768\n"
+        "INFO 07-29 18:42:00 [gpu_model_runner.py:1843] Starting to load model /models/Qwen3-Embedding-8B...\n"
+        "Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]\n"
+        "ERROR 07-29 18:42:01 [core.py:632] EngineCore failed to start.\n"
+        "ERROR 07-29 18:42:01 [core.py:632] Traceback (most recent call last):\n"
+        'ERROR 07-29 18:42:01 [core.py:632]   File "/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 623, in run_engine_core\n'
+        "ERROR 07-29 18:42:01 [core.py:632]     engine_core = EngineCoreProc(*args, **kwargs)\n"
+    )
+    found = [f for f in diagnose_text(log, catalog).findings if f.rule_id == "qwen3-embedding-served-as-generate"]
+    assert found, "the embedding checkpoint in a cut start-up traceback is still this rule's candidate"
+    lines = [ev.text for ev in found[0].evidence if ev.state == "hit" and ev.clause.endswith(".log")]
+    assert len(lines) == len(set(lines)) == 1

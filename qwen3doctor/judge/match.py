@@ -410,21 +410,27 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
     best_generic: dict[str, bool] = {}
     rejected = bool(rule.match)
     best_key = (-1, -1, -99)
+    chosen: tuple[Clause, ...] = ()
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
         states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
         generic = {s.clause: s.generic for s in states}
         if any(s.state == MISS for s in states):
             if rejected and not best:
-                best, best_generic = states, generic
+                best, best_generic, chosen = states, generic, alternative
             continue
         hits = [s for s in states if s.state == HIT]
         # (on a tie, the alternative with fewer clauses the log cannot decide: a fully matched message beats the same
         # message beside frames the paste does not show, pascal-pkgs-ci#50)
         key = (sum(1 for s in hits if not generic[s.clause]), len(hits), -sum(1 for s in states if s.state == UNKNOWN))
         if rejected or key > best_key:
-            best, best_generic, best_key, rejected = states, generic, key, False
+            best, best_generic, best_key, rejected, chosen = states, generic, key, False, alternative
     supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)
+    # a supporting pattern that a hit `match` clause also holds finds the very line that clause found: one fact, not
+    # two (a rule naming the embedding checkpoint in both); it is neither shown nor counted again
+    repeated = {(cl.kind, s.text, src) for s, cl in zip(best, chosen) if s.state == HIT for src in cl.sources}
+    supports = tuple(s for s, cl in zip(supports, rule.supports) if s.state != HIT or not any(
+        (cl.kind, s.text, src) in repeated for src in cl.sources))
     generic_all = dict(best_generic)
     generic_all.update({s.clause: s.generic for s in supports})
     return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)
