@@ -39,6 +39,7 @@ class Crash:
     excerpt: bool = False  # lines of a paste without a crash line, which a rule's message pattern matched (in part)
     last_line: int = 0  # the last line of its block (its exception line, message or native frames); 0: line_no
     during: str = ""  # what the server was doing, from the last start-up or serving line before it (read.phases)
+    wraps: str = ""  # the exception type a wrapper names in brackets (`RayTaskError(KeyError): ray::...`)
 
     @property
     def span(self) -> tuple[int, int]:

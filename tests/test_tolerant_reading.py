@@ -4,6 +4,7 @@ still yields the crash, its frames and its exception."""
 import textwrap
 
 from qwen3doctor.judge.pipeline import diagnose_text
+from qwen3doctor.render.plain import crash_line
 
 TB = '''Traceback (most recent call last):
   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 691, in run_engine_core
@@ -247,3 +248,30 @@ def test_a_paste_that_stops_at_a_raise_line_is_a_crash_of_that_type_with_its_mes
     body = ('{"object":"error","message":"EngineCore encountered an issue. See stack trace (above) for the root cause.",'
             '"type":"Internal Server Error","param":null,"code":500}\n')
     assert [c.role for c in crashes(body, catalog)] == ["wrapper"]
+
+
+RAY_CALLER = '''ERROR 05-10 08:01:12 [core.py:396] EngineCore hit an exception: Traceback (most recent call last):
+ERROR 05-10 08:01:12 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/executor/ray_distributed_executor.py", line 520, in _run_workers
+ERROR 05-10 08:01:12 [core.py:396]     ray_worker_outputs = ray.get(ray_worker_outputs)
+ERROR 05-10 08:01:12 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/ray/_private/worker.py", line 2771, in get
+ERROR 05-10 08:01:12 [core.py:396]     values, debugger_breakpoint = worker.get_objects(object_refs, timeout=timeout)
+ERROR 05-10 08:01:12 [core.py:396] ray.exceptions.RayTaskError(KeyError): ray::RayWorkerWrapper.execute_method() (pid=3318, ip=10.1.2.3, actor_id=1f0e, repr=<vllm.executor.ray_utils.RayWorkerWrapper object at 0x7f1c>)
+'''
+RAY_REMOTE = '''ERROR 05-10 08:01:12 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/worker/worker_base.py", line 620, in execute_method
+ERROR 05-10 08:01:12 [core.py:396]     raise e
+ERROR 05-10 08:01:12 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen3_moe.py", line 530, in load_weights
+ERROR 05-10 08:01:12 [core.py:396]     param = params_dict[name]
+ERROR 05-10 08:01:12 [core.py:396] KeyError: 'layers.0.mlp.experts.w2_weight_scale'
+'''
+
+
+def test_rays_caller_traceback_wraps_the_tasks_own(catalog):
+    found = crashes(RAY_CALLER + RAY_REMOTE, catalog)
+    assert found[0].exception_type == "KeyError" and found[0].functions[-1] == "load_weights"
+    assert [c.role for c in found if c.exception_type.endswith("RayTaskError")] == ["wrapper"]
+
+
+def test_rays_bracketed_type_is_the_cause_when_the_tasks_traceback_is_cut(catalog):
+    c = primary(RAY_CALLER, catalog)
+    assert c.exception_type == "KeyError" and c.message_cut and not c.message
+    assert "KeyError (its message is cut off" in crash_line(c)

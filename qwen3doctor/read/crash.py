@@ -252,6 +252,12 @@ def classify(exception_type: str | None, message: str) -> str:
     return "error" if exception_type else "unknown"
 
 
+def _wrapped(e: re.Match) -> str:
+    """The exception type an exception line names in brackets before its colon (`RayTaskError(KeyError): ...`)."""
+    inner = e.group("inner") or ""
+    return inner if is_exception_type(inner) else ""
+
+
 def is_exception_type(name: str) -> bool:
     last = re.split(r"\.|::", name)[-1]
     return bool(_EXC_NAME.search(last)) or last in {"KeyError", "StopIteration", "SystemExit", "DGException"}
@@ -279,6 +285,7 @@ class _Open:
     end: int = 0  # the last line that belongs to it
     lead: str = ""  # the message of an error line right above its header (`Error in request: ...`)
     code_line: bool = False  # the last line was the code line under a frame
+    wraps: str = ""  # the exception its exception line names in brackets (Ray's `RayTaskError(KeyError): ...`)
 
     def __post_init__(self) -> None:
         self.end = self.end or self.line_no
@@ -433,7 +440,7 @@ class CrashParser:
                 exc_line = stripped if ".." not in stripped else _ELIDED.sub(".", stripped)
                 e = _EXC.match(exc_line)
                 if e and (is_exception_type(e.group("type")) or (tb.frames and _DOTTED_TYPE.match(e.group("type")))):
-                    tb.exc_type = e.group("type")
+                    tb.exc_type, tb.wraps = e.group("type"), _wrapped(e)
                     msg = (e.group("msg") or "").rstrip()
                     if exc_line[len(e.group("type")):].startswith("(") and msg.endswith(")"):
                         msg = msg[:-1]
@@ -544,7 +551,7 @@ class CrashParser:
             message = text  # keep "Exception: Capture cuda graph failed: ..." whole, and a kernel assert's file and kernel
         # read it as a traceback that lost its frames: the lines right after it may continue the message
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
-                                    record=record)
+                                    record=record, wraps=_wrapped(e) if e and exc_type == e.group("type") else "")
         if _ARGPARSE.match(body):
             self._close(process)  # (argparse's one line is all it says; the usage or a prompt after it is not its message)
 
@@ -626,6 +633,7 @@ class CrashParser:
             message_cut=at_end and bool(tb.exc_type) and not message and tb.exc_type not in _BARE_TYPES,
             native=tuple(tb.native),
             last_line=tb.end,
+            wraps=tb.wraps,
         )
         self._add(crash)
 
@@ -695,6 +703,13 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
     failed with error 'KeyError: ...'`): that exception is a cause of its own, whatever its type."""
     out = list(crashes)
     for crash in crashes:
+        if crash.wraps and not any(c.exception_type and c.exception_type.rsplit(".", 1)[-1] == crash.wraps
+                                   and c.line_no > crash.line_no for c in crashes):
+            # Ray's caller names the task's exception in brackets; with the task's own traceback cut off, that type
+            # is the cause and its message unknown
+            out.append(Crash(classify(crash.wraps, ""), crash.wraps, "", crash.process, crash.last_line or crash.line_no,
+                             message_cut=True, last_line=crash.last_line))
+            continue
         text = crash.message
         if not text or not WRAPPER_PATTERNS.search(f"{crash.exception_type or ''}: {text}") and "Error in " not in text:
             continue
@@ -737,7 +752,7 @@ def role_of(crash: Crash) -> str:
 def _is_wrapper_tb(crash: Crash) -> bool:
     return bool(crash.exception_type) and re.search(
         r"EngineDeadError|EngineGenerateError|Engine core initialization failed|Engine process failed|Worker failed|"
-        r"Error raised in subprocess:?$",
+        r"Error raised in subprocess:?$|^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b",
         f"{crash.exception_type}: {crash.message}",
     ) is not None
 
