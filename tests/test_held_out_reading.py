@@ -172,6 +172,24 @@ def test_a_crash_dated_by_its_functions_to_releases_without_the_family(catalog):
     assert "the releases the traceback's functions exist in" in top.evidence[0].text
 
 
+def test_a_crash_while_serving_proves_the_architecture_was_registered(catalog):
+    # the engine core's busy loop ran the model's forward pass: whatever release its functions date it to, the class
+    # was found (a plugin such as vllm-omni registers Qwen3-Omni on releases that do not)
+    log = records(
+        "[Stage-0] ERROR 11-03 09:13:44 [core.py:708] ",
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 726, in run_busy_loop',
+        "    self._process_engine_step()",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/rotary_embedding/mrope.py", line 300, in get_input_positions_tensor',
+        "    llm_positions = torch.cat(llm_pos_ids_list, dim=1)",
+        "RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 3 but got size 1 for tensor number 2 in the list.",
+    )
+    report = diagnose_text("[Stage-0] INFO 11-03 09:12:01 [omni_stage.py:312] Starting stage 0 with model "
+                           "Qwen/Qwen3-Omni-30B-A3B-Instruct\n" + log, catalog)
+    assert report.environment.get("family") == "qwen3-omni" and report.environment.get("engine_releases")
+    assert "vllm-too-old-for-architecture" not in [f.rule_id for f in report.findings]
+
+
 def test_the_lines_of_one_multi_line_error_record_are_one_crash(catalog):
     log = records(
         "(Worker_TP1 pid=265) ERROR 01-09 02:43:59 [multiproc_executor.py:824] ",

@@ -35,6 +35,7 @@ from .match import evaluate, when_states
 from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
 from .rank import fixes_for, rank_key, score
 from ..versions import parse_version
+from ..read.phases import SERVING, phase_of_frames
 
 WARNING, POSSIBLE, NOTE = "warning", "possible", "note"
 LAUNCHERS = {
@@ -476,6 +477,15 @@ def unregistered_rule(env: Environment, catalog: Catalog, version=None) -> tuple
     return None
 
 
+def _served(crash) -> bool:
+    """The crash happened while the engine served requests with its own model class: the architecture was
+    registered (by the engine or a plugin such as vllm-omni), whatever the release index says of the version its
+    functions date the traceback to. (Through the Transformers fallback a model the engine does not register still
+    serves, so a traceback in that backend proves nothing.)"""
+    phase = crash.during or phase_of_frames(crash.functions)
+    return phase == SERVING and not any("/models/transformers" in f.file for f in crash.frames)
+
+
 def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
     """A crash on a release that registers no architecture of the model's family (Qwen3-VL on vLLM 0.10.1): whatever
     the traceback shows (the Transformers fallback failing, a processor attribute missing, a cut paste), the model
@@ -489,7 +499,7 @@ def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
     if not versions and env.get("engine_releases"):
         first, _, last = str(env.get("engine_releases")).partition("-")
         versions = [first, last or first]
-    if not scan.crashes or not versions or not family:
+    if not scan.crashes or not versions or not family or _served(scan.crashes[0]):
         return None
     from ..knowledge.releases import available
 
