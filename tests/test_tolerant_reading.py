@@ -275,3 +275,23 @@ def test_rays_bracketed_type_is_the_cause_when_the_tasks_traceback_is_cut(catalo
     c = primary(RAY_CALLER, catalog)
     assert c.exception_type == "KeyError" and c.message_cut and not c.message
     assert "KeyError (its message is cut off" in crash_line(c)
+
+
+def test_a_message_the_paster_cut_with_an_ellipsis_matches_the_start_of_a_pattern(catalog):
+    report = diagnose_text("ValueError: The decoder prompt (length 4926) is longer than ...\n", catalog)
+    top = report.findings[0]
+    assert top.rule_id == "input-exceeds-context-length" and top.confidence != "high"
+    assert any("cut short" in ev.text for ev in top.evidence)
+    # a pattern that is mostly `.*` shows nothing of a cut message: no rule claims it through such a pattern
+    other = diagnose_text("ValueError: Something about the request went wrong while it was ...\n", catalog)
+    assert not other.findings
+
+
+def test_one_line_per_call_trace_lines_do_not_continue_the_message(catalog):
+    log = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 712, in _prepare_inputs\n'
+           "    tokens = [scheduler_output.num_scheduled_tokens[i] for i in req_ids]\n"
+           "KeyError: None\n"
+           "vllm/v1/engine/core.py:693 -> run_busy_loop()\n"
+           "vllm/v1/engine/core.py:720 -> _process_engine_step()\n")
+    c = primary(log, catalog)
+    assert c.exception_type == "KeyError" and c.message == "None"

@@ -24,11 +24,11 @@ class PatternTimeout(Exception):
         self.rule_id, self.pattern = rule_id, pattern
 
 
-def _search(pattern: Any, text: str, rule_id: str, source: str, *, full: bool = False) -> Any:
+def _search(pattern: Any, text: str, rule_id: str, source: str, *, full: bool = False, partial: bool = False) -> Any:
     try:
         if full:
             return pattern.fullmatch(text, timeout=PATTERN_TIMEOUT)
-        return pattern.search(text, timeout=PATTERN_TIMEOUT)
+        return pattern.search(text, timeout=PATTERN_TIMEOUT, partial=partial)
     except TimeoutError:
         raise PatternTimeout(rule_id, source) from None
 
@@ -97,6 +97,8 @@ class Haystack:
         self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
+        # a message cut short with "...": a message clause may hit on the literals before the cut alone
+        self.cut_message = any(_ELLIPSIS.search(c.message) for c in scan.crashes if c.message)
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -114,6 +116,8 @@ class Haystack:
         if clause.anchors is None:
             return True
         if self.excerpts and clause.kind == "message" and fragment_source(clause, self.excerpts) is not None:
+            return True
+        if self.cut_message and clause.kind == "message":
             return True
         return any(self.has(lit, nocase) for lit, nocase in clause.anchors)
 
@@ -199,6 +203,15 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                     if crash.excerpt:
                         return _hit(label, f"pasted lines “{_short(text)}”", clause, src, FRAGMENT)
                     return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src)
+            cut = _ELLIPSIS.search(text)
+            if cut and len(text) - len(cut.group(0)) >= MIN_FRAGMENT:
+                # a message the paste shortened with "...": what it shows may be the start of the pattern's text
+                head = text[: cut.start()]
+                for i, (pat, src) in enumerate(candidates(clause, head, head.lower(), partial=True)):
+                    m = _search(pat, head, rule_id, src, partial=True)
+                    if m and m.end() == len(head) and _literal_chars(clause, i, head[m.start():]) >= MIN_FRAGMENT:
+                        return _hit(label, f"message “{_short(text)}” (cut short: its start matches {_names((src,))})",
+                                    clause, src, FRAGMENT)
             if crash.excerpt:
                 src = fragment_source(clause, text)
                 if src is not None:
@@ -227,6 +240,18 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
+def _literal_chars(clause: Clause, i: int, shown: str) -> int:
+    """How much of pattern i's literal text a message cut short shows: its literals found whole, and the start of
+    one where the message stops (a pattern that is mostly `.*` matches any cut message and shows nothing of it)."""
+    lits = {lit for lits, _ in (clause.gates or ((),) * (i + 1))[i] or () for lit in lits}
+    whole = sum(len(lit) for lit in lits if lit in shown)
+    tail = max((k for lit in lits if lit not in shown for k in range(len(lit), 3, -1) if shown.endswith(lit[:k])),
+               default=0)
+    return whole + tail
+
+
+# a message shortened by its paster or a tool: "...", "…" or "[...]" at its end
+_ELLIPSIS = re.compile(r"\s*(?:\.{3,}|…|\[(?:\.{3}|…)\])\s*$")
 FRAGMENT = "<fragment>"  # Evidence.subject of a message hit on pasted lines that are no crash line of their own
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold
 
@@ -436,10 +461,11 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
     return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)
 
 
-def candidates(clause: Clause, text: str, lower: str, only: tuple[int, ...] | None = None):
+def candidates(clause: Clause, text: str, lower: str, only: tuple[int, ...] | None = None, partial: bool = False):
     """(compiled pattern, source) for a clause's patterns whose literals all occur in text: the rest cannot match.
-    `only` limits the check to some pattern indexes (those already open on the whole log)."""
+    `only` limits the check to some pattern indexes (those already open on the whole log); `partial` (text cut
+    short) tries every pattern, for the literals after the cut are missing."""
     gates = clause.gates or (None,) * len(clause.sources)
     for i in range(len(clause.sources)) if only is None else only:
-        if gate_open(gates[i], text, lower):
+        if partial or gate_open(gates[i], text, lower):
             yield compile_pattern(clause.kind, clause.sources[i]), clause.sources[i]

@@ -103,6 +103,8 @@ BOILERPLATE = re.compile(
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
 _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+                         # a frame of a one-line-per-call trace (`vllm/v1/engine/core.py:693 -> run_busy_loop()`)
+                         r"|\S+\.py:\d+ -> \S"
                          # a progress bar, an environment listing's package line
                          r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] |[A-Za-z][\w.-]*\s{3,}v?\d+(?:\.\w+)+(?:\+[\w.]+)?(?:\s+/\S*)?\s*$"
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
