@@ -295,3 +295,16 @@ def test_one_line_per_call_trace_lines_do_not_continue_the_message(catalog):
            "vllm/v1/engine/core.py:720 -> _process_engine_step()\n")
     c = primary(log, catalog)
     assert c.exception_type == "KeyError" and c.message == "None"
+
+
+def test_a_paste_that_stops_inside_its_exception_line_leaves_the_message_unknown_not_wrong(catalog):
+    log = ('ERROR 10-25 13:12:42 [multiproc_executor.py:671]   File "/opt/conda/lib/python3.12/site-packages/vllm/v1/worker/'
+           'gpu_model_runner.py", line 3221, in _dummy_sampler_run\n'
+           "ERROR 10-25 13:12:42 [multiproc_executor.py:671]     raise RuntimeError(\n"
+           "ERROR 10-25 13:12:42 [multiproc_executor.py:671] RuntimeError: CUDA out of\n")
+    top = diagnose_text(log, catalog).findings[0]
+    assert top.rule_id == "sampler-warmup-oom" and top.confidence == "low"
+    assert any(ev.state == "unknown" and "cut off where the paste ends" in ev.text for ev in top.evidence)
+    # the same line whole is an OOM of another step: the warm-up rule's message clause misses it
+    whole = log.replace("CUDA out of\n", "CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    assert "sampler-warmup-oom" not in [f.rule_id for f in diagnose_text(whole, catalog).findings[:1]]

@@ -98,7 +98,8 @@ class Haystack:
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone
-        self.cut_message = any(_ELLIPSIS.search(c.message) for c in scan.crashes if c.message)
+        self.cut_message = any(_ELLIPSIS.search(c.message) or c.last_line >= scan.lines_read and _MID_LINE.search(c.message)
+                               for c in scan.crashes if c.message)
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -195,6 +196,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         return Evidence(label, UNKNOWN, "the log shows no exception type")
     if kind == "message":
         said = [c for c in crashes if c.said]
+        fits = False  # a message cut short whose shown part could still become one of the clause's patterns
         for crash in said + list(_chained(said)) if search else ():
             text = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
             for pat, src in candidates(clause, text, text.lower()):
@@ -203,20 +205,26 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                     if crash.excerpt:
                         return _hit(label, f"pasted lines “{_short(text)}”", clause, src, FRAGMENT)
                     return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src)
-            cut = _ELLIPSIS.search(text)
-            if cut and len(text) - len(cut.group(0)) >= MIN_FRAGMENT:
-                # a message the paste shortened with "...": what it shows may be the start of the pattern's text
-                head = text[: cut.start()]
+            head = _cut_head(crash, text, scan)
+            if head is not None:
+                # a message the paste shortened with "...", or the last line of a paste that stops mid-line: what it
+                # shows may be the start of the pattern's text
                 for i, (pat, src) in enumerate(candidates(clause, head, head.lower(), partial=True)):
                     m = _search(pat, head, rule_id, src, partial=True)
-                    if m and m.end() == len(head) and _literal_chars(clause, i, head[m.start():]) >= MIN_FRAGMENT:
-                        return _hit(label, f"message “{_short(text)}” (cut short: its start matches {_names((src,))})",
-                                    clause, src, FRAGMENT)
+                    if m and m.end() == len(head):
+                        shown = _literal_chars(clause, i, head[m.start():])
+                        if shown >= MIN_FRAGMENT:
+                            return _hit(label, f"message “{_short(text)}” (cut short: its start matches {_names((src,))})",
+                                        clause, src, FRAGMENT)
+                        fits = fits or (m.partial and shown >= MIN_FIT)
             if crash.excerpt:
                 src = fragment_source(clause, text)
                 if src is not None:
                     return _hit(label, f"message fragment “{_short(text)}” (part of {_names((src,))})", clause, src,
                                 FRAGMENT)
+        if fits:
+            return Evidence(label, UNKNOWN, "the message is cut off where the paste ends, and what it shows fits "
+                                            f"{_names(clause.sources)}")
         if any(c.role != "consequence" for c in said):
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
         if any(c.frames and not c.complete for c in crashes):
@@ -240,19 +248,39 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
+def _cut_head(crash: Crash, text: str, scan: Scan) -> str | None:
+    """The part of a message before its cut: "..." at its end, or the paste's last line stopping mid-word (a
+    search excerpt or a terminal's scroll-back cut at a fixed length); None when the message looks whole."""
+    cut = _ELLIPSIS.search(text)
+    if cut:
+        head = text[: cut.start()]
+    elif crash.last_line and crash.last_line >= scan.lines_read and _MID_LINE.search(text):
+        head = text
+    else:
+        return None
+    return head if len(head) >= MIN_FRAGMENT else None
+
+
 def _literal_chars(clause: Clause, i: int, shown: str) -> int:
     """How much of pattern i's literal text a message cut short shows: its literals found whole, and the start of
-    one where the message stops (a pattern that is mostly `.*` matches any cut message and shows nothing of it)."""
+    the one the message stops in; nothing when it stops outside the pattern's text (a pattern that is mostly `.*`
+    matches any cut message and shows nothing of it)."""
     lits = {lit for lits, _ in (clause.gates or ((),) * (i + 1))[i] or () for lit in lits}
-    whole = sum(len(lit) for lit in lits if lit in shown)
-    tail = max((k for lit in lits if lit not in shown for k in range(len(lit), 3, -1) if shown.endswith(lit[:k])),
-               default=0)
-    return whole + tail
+    # (a message that stops where the pattern's text goes on with punctuation is more likely a shorter message of its
+    # own, `Loading lora X failed`, than one cut short: only a cut inside a phrase counts)
+    tail = max((k for lit in lits if lit not in shown for k in range(len(lit), 3, -1)
+                if shown.endswith(lit[:k]) and lit[k] not in ":;.,)]}'\""), default=0)
+    if not tail:
+        return 0  # the cut is not inside the pattern's text: a `.*` swallowed what the paste shows
+    return sum(len(lit) for lit in lits if lit in shown) + tail
 
 
+# a line that stops inside a word or after a word with no closing punctuation (`RuntimeError: CUDA out of`)
+_MID_LINE = re.compile(r"[A-Za-z0-9_,:;(/-]$")
 # a message shortened by its paster or a tool: "...", "…" or "[...]" at its end
 _ELLIPSIS = re.compile(r"\s*(?:\.{3,}|…|\[(?:\.{3}|…)\])\s*$")
 FRAGMENT = "<fragment>"  # Evidence.subject of a message hit on pasted lines that are no crash line of their own
+MIN_FIT = 8  # characters of a cut message that must agree with a pattern for the message to count as unknown
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold
 
 
