@@ -308,3 +308,13 @@ def test_a_paste_that_stops_inside_its_exception_line_leaves_the_message_unknown
     # the same line whole is an OOM of another step: the warm-up rule's message clause misses it
     whole = log.replace("CUDA out of\n", "CUDA out of memory. Tried to allocate 2.00 GiB.\n")
     assert "sampler-warmup-oom" not in [f.rule_id for f in diagnose_text(whole, catalog).findings[:1]]
+
+
+def test_a_glibc_assert_line_cut_short_is_still_a_crash(catalog):
+    log = ("INFO 07-24 03:31:45 async_llm_engine.py:173] Added request chat-d9aa01ce.\n"
+           "python3: /project/lib/Analysis/Allocation.cpp:43: std::pair<llvm::SmallVector<unsigned int>, "
+           "llvm::SmallVector<unsigned int> > mlir::triton::getCvtOrder(mlir::Attribute, mlir::Attribute): "
+           "Assertion `!(srcMmaLa\n")
+    report = diagnose_text(log, catalog)
+    assert report.crash is not None and report.crash.crash_class == "assertion"
+    assert report.findings[0].rule_id == "triton-layout-conversion-abort-pre-ampere"

@@ -135,6 +135,8 @@ _STANDALONE = re.compile(
     r"Killed$|(?<=\d )Killed\s+\S.*|exitcode[=:] ?-\d+.*|"
     # glibc's assert (`x' failed) and a CUDA kernel's (`x` failed, or no quotes after its block / thread indices)
     r"Assertion `.+['`] failed.*|(?<=\] )Assertion .+ failed\.?$|Assertion error .+|"
+    # (glibc's own form, `prog: file.cpp:43: signature: Assertion `expr`, read even when the paste cuts it short)
+    r"^[\w.-]{1,40}: \S+\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: .{0,600}: Assertion `.+|"
     # abseil's failure-signal handler, and cuBLAS / cuDNN failing to load a symbol of a mismatched library
     r"\*\*\* SIG[A-Z]+ received at time=.*|Invalid handle\. Cannot load symbol \w+.*|"
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
@@ -213,7 +215,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("version-mismatch", r"unrecognized arguments|invalid choice: |No module named|cannot import name|ImportError|"
                          r"(?<!'NoneType' object )(?<!'int' object )(?<!'str' object )(?<!'list' object )(?<!'dict' object )"
                          r"(?<!'tuple' object )(?<!'float' object )(?<!'bool' object )(?<!'Tensor' object )has no attribute"),
-    ("assertion", r"AssertionError|Assertion error"),
+    ("assertion", r"AssertionError|Assertion error|\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: .*: Assertion `"),
     ("value-error", r"ValueError"),
 )
 _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
