@@ -199,3 +199,28 @@ def test_a_line_a_match_clause_found_is_not_counted_again_as_support(catalog):
     assert found, "the embedding checkpoint in a cut start-up traceback is still this rule's candidate"
     lines = [ev.text for ev in found[0].evidence if ev.state == "hit" and ev.clause.endswith(".log")]
     assert len(lines) == len(set(lines)) == 1
+
+
+def test_the_entry_frame_of_a_start_up_step_is_no_evidence_of_one_cause(catalog):
+    # every crash during SGLang's CUDA graph capture passes init_cuda_graphs: a rule naming it beside its message is no
+    # candidate when the paste is cut above the message
+    log = (
+        "Process Process-1:\n"
+        "Initialization failed. controller_init_state: Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 344, in init_cuda_graphs\n'
+        "    self.cuda_graph_runner.capture(batch_size_list)\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 211, in capture_one_batch_size\n'
+        "    run_once()\n"
+    )
+    found = {f.rule_id: f for f in diagnose_text(log, catalog).findings}
+    assert "eagle3-draft-vocab-mismatch" not in found or found["eagle3-draft-vocab-mismatch"].basis != "evidence"
+    with_line = diagnose_text("Failed to find C compiler\n" + log, catalog)
+    assert with_line.findings[0].rule_id == "triton-runtime-c-toolchain-missing"
+
+
+def test_a_compiler_stopping_on_a_missing_header_is_a_crash(catalog):
+    log = ("/home/dev/envs/serve/lib/python3.12/site-packages/flashinfer/data/csrc/sampling.cu:22:10: "
+           "fatal error: curand_kernel.h: No such file or directory\ncompilation terminated.\n")
+    report = diagnose_text(log, catalog)
+    assert report.crash is not None and "curand_kernel.h" in report.crash.message
+    assert report.findings[0].rule_id == "flashinfer-jit-build-failure"
