@@ -92,3 +92,28 @@ def test_a_capture_crash_after_the_kv_pool_line_is_placed_by_its_frames(catalog)
         f'  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line {n}, in {fn}\n    x()\n'
         for n, fn in ((387, "__init__"), (492, "capture"), (654, "capture_one_batch_size"))) + "RuntimeError: boom\n"
     assert diagnose_text(log, catalog).crash.during == "capturing CUDA graphs"
+
+
+IMPORT_CHAIN = """\
+INFO 04-29 00:30:19 [__init__.py:239] Automatically detected platform cuda.
+Traceback (most recent call last):
+  File "<frozen runpy>", line 198, in _run_module_as_main
+  File "<frozen runpy>", line 88, in _run_code
+  File "/home/u/.local/lib/python3.12/site-packages/sglang/launch_server.py", line 6, in <module>
+    from sglang.srt.entrypoints.http_server import launch_server
+  File "/home/u/.local/lib/python3.12/site-packages/sglang/srt/entrypoints/engine.py", line 42, in <module>
+    from sglang.srt.managers.data_parallel_controller import (
+  File "/home/u/.loc
+"""
+
+
+def test_a_traceback_cut_in_an_import_chain_is_read_as_the_import_step(catalog):
+    report = diagnose_text(IMPORT_CHAIN, catalog)
+    assert report.crash.during.startswith("importing the engine's modules")
+    ids = [f.rule_id for f in report.findings]
+    assert {"engine-extension-torch-abi-mismatch", "sgl-kernel-python-api-mismatch"} <= set(ids)
+    assert all(f.confidence == "low" for f in report.findings)
+    # the entry script's own top level calling the server is no import: the same cut one call later is not this step
+    running = IMPORT_CHAIN.replace("    from sglang.srt.entrypoints.http_server import launch_server\n",
+                                   "    launch_server(server_args)\n").split("  File \"/home/u/.local/lib/python3.12/site-packages/sglang/srt/entrypoints/engine.py")[0]
+    assert not diagnose_text(running, catalog).crash.during.startswith("importing")

@@ -13,6 +13,7 @@ from .. import vocab
 from ..knowledge.patterns import compile_pattern, gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT
 from ..model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
+from ..read.phases import IMPORTING
 from ..versions import at_or_past, in_range, parse_version
 
 HIT, MISS, UNKNOWN = "hit", "miss", "unknown"
@@ -166,7 +167,11 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         # the deepest frame the clause names, a specific one before any generic one deeper down (`create_model_config`
         # above `get_config`: nlzy/vllm-gfx906#2)
         generic_hit = None
-        for crash in scan.crashes if search else ():
+        for crash in scan.crashes if search or IMPORT_STEP in clause.sources else ():
+            if crash.during == IMPORTING and IMPORT_STEP in clause.sources:
+                # a rule whose crash happens while the engine's modules load, and a traceback stopped there
+                return Evidence(label, HIT, f"the traceback{_where(crash)} stops while the engine's modules are imported",
+                                IMPORT_STEP)
             for frame in reversed(crash.frames + crash.native):
                 for pat, src in candidates(clause, frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
@@ -279,6 +284,9 @@ def _literal_chars(clause: Clause, i: int, shown: str) -> int:
 _MID_LINE = re.compile(r"[A-Za-z0-9_,:;(/-]$")
 # a message shortened by its paster or a tool: "...", "…" or "[...]" at its end
 _ELLIPSIS = re.compile(r"\s*(?:\.{3,}|…|\[(?:\.{3}|…)\])\s*$")
+# the step a rule's `supports.frames` names for a crash at import time (no function of its own: the traceback's
+# last frame is a module's top level running an import, read.crash._importing)
+IMPORT_STEP = "<import>"
 FRAGMENT = "<fragment>"  # Evidence.subject of a message hit on pasted lines that are no crash line of their own
 MIN_FIT = 8  # characters of a cut message that must agree with a pattern for the message to count as unknown
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold

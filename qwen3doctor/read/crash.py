@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import re
 
+from .phases import IMPORTING
 from ..model import Crash, Frame
 
 MAX_FRAMES = 160  # kept per traceback: the deepest ones, where the crash is
@@ -258,6 +259,20 @@ def classify(exception_type: str | None, message: str) -> str:
     return "error" if exception_type else "unknown"
 
 
+_IMPORT_LINE = re.compile(r"(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)")
+_ENGINE_PACKAGE = re.compile(r"/(?:vllm|sglang|vllm_ascend|vllm_omni|sgl_kernel|flashinfer)/")
+
+
+def _importing(tb: "_Open") -> bool:
+    """The traceback stops while an engine module is being imported: its last frame is a module's top level on an
+    import statement (or vLLM's lazy `__getattr__` import), below at least one engine module."""
+    if not tb.frames or tb.done and tb.exc_type:
+        return False
+    last = next((f for f in reversed(tb.frames) if f.function != "?"), tb.frames[-1])
+    lazy = last.function == "__getattr__" and last.file.endswith("/__init__.py")
+    return (tb.imports or lazy) and bool(_ENGINE_PACKAGE.search(last.file))
+
+
 def _wrapped(e: re.Match) -> str:
     """The exception type an exception line names in brackets before its colon (`RayTaskError(KeyError): ...`)."""
     inner = e.group("inner") or ""
@@ -292,6 +307,7 @@ class _Open:
     lead: str = ""  # the message of an error line right above its header (`Error in request: ...`)
     code_line: bool = False  # the last line was the code line under a frame
     wraps: str = ""  # the exception its exception line names in brackets (Ray's `RayTaskError(KeyError): ...`)
+    imports: bool = False  # its last frame is a module's top level running an import statement
 
     def __post_init__(self) -> None:
         self.end = self.end or self.line_no
@@ -391,6 +407,7 @@ class CrashParser:
             tb.frames.append(Frame(m.group("file"), int(number) if number else None, m.group("func") or "?"))
             tb.end = line_no
             tb.code_line = False
+            tb.imports = tb.imports and tb.frames[-1].function == "?"  # (a frame line cut before its name says nothing)
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
             return
@@ -473,6 +490,8 @@ class CrashParser:
                     tb.end = line_no
                     return
                 tb.code_line = not CARET.match(text)
+                if tb.code_line and tb.frames:
+                    tb.imports = bool(_IMPORT_LINE.match(stripped)) and tb.frames[-1].function == "<module>"
                 tb.end = line_no
                 return  # a code line or caret line under a frame
         if tb is None:
@@ -640,6 +659,7 @@ class CrashParser:
             native=tuple(tb.native),
             last_line=tb.end,
             wraps=tb.wraps,
+            during=IMPORTING if _importing(tb) else "",
         )
         self._add(crash)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+IMPORTING = "importing the engine's modules (before it read its arguments)"
 LOADING = "loading the model"
 SIZING = "sizing the KV cache (profiling memory after the weights loaded)"
 CAPTURING = "capturing CUDA graphs"

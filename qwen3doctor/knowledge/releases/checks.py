@@ -119,7 +119,7 @@ def frame_problems(rule) -> tuple[list[Problem], list[Problem]]:
         if clause.kind != "frames":
             continue
         for i, source in enumerate(clause.sources):
-            if source in seen:
+            if source in seen or source == "<import>":  # (a step, not a function: judge.match.IMPORT_STEP)
                 continue
             seen.add(source)
             anywhere, inside = [], []
