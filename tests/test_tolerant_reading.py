@@ -318,3 +318,13 @@ def test_a_glibc_assert_line_cut_short_is_still_a_crash(catalog):
     report = diagnose_text(log, catalog)
     assert report.crash is not None and report.crash.crash_class == "assertion"
     assert report.findings[0].rule_id == "triton-layout-conversion-abort-pre-ampere"
+
+
+def test_a_serve_command_with_variables_in_front_is_no_message_continuation(catalog):
+    log = ("torch.OutOfMemoryError\n"
+           "VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve Qwen/Qwen3-8B \\\n"
+           "  --kv-cache-dtype fp8 --max-model-len 32768\n")
+    c = primary(log, catalog)
+    assert c.exception_type == "torch.OutOfMemoryError" and c.message == ""
+    assert crash_line(c).endswith("torch.OutOfMemoryError (no message)")
+    assert diagnose_text(log, catalog).environment.get("model") == "Qwen/Qwen3-8B"

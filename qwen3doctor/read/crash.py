@@ -47,7 +47,8 @@ _KERNEL_HEAD = re.compile(r"^\S+\.cuh?:\d+: \w+:$")
 # `Error in request: <message>`, then `Traceback (most recent call last):`)
 _LEAD = re.compile(r"\b(?:Error|Exception) (?:in|while|during|when) [\w ]{2,40}?: (?P<msg>\S.{3,})$")
 # a command line or a flag pasted under a crash line: never the next line of its message
-_COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:python3?|vllm|sglang|torchrun|docker|CUDA_VISIBLE_DEVICES=\S*)\s)")
+_COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:python3?|vllm|sglang|torchrun|docker|uv|"
+                      r"CUDA_VISIBLE_DEVICES=\S*)\s)")
 # faulthandler's header: its frames follow most recent first
 _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
 # native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),

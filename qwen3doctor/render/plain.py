@@ -12,8 +12,10 @@ MARK = {"hit": "+", "miss": "-", "unknown": "?"}
 def crash_line(crash) -> str:
     if not crash.exception_type and not crash.message:
         return "a traceback cut before its exception line (paste the lines that follow it)"
-    if crash.exception_type and crash.message_cut and not crash.message:
-        return f"{crash.crash_class}: {crash.exception_type} (its message is cut off: paste the lines after it)"
+    if crash.exception_type and not crash.message:
+        if crash.message_cut:
+            return f"{crash.crash_class}: {crash.exception_type} (its message is cut off: paste the lines after it)"
+        return f"{crash.crash_class}: {crash.exception_type} (no message)"
     what = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
     return f"{crash.crash_class}: {what[:300]}"
 
