@@ -328,3 +328,14 @@ def test_a_serve_command_with_variables_in_front_is_no_message_continuation(cata
     assert c.exception_type == "torch.OutOfMemoryError" and c.message == ""
     assert crash_line(c).endswith("torch.OutOfMemoryError (no message)")
     assert diagnose_text(log, catalog).environment.get("model") == "Qwen/Qwen3-8B"
+
+
+def test_a_frame_line_cut_before_its_function_is_shown_as_cut(catalog):
+    log = ('Traceback (most recent call last):\n'
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 350, in step\n'
+           '    engine_core_outputs = self.scheduler.update_from_output(\n'
+           '  File "/data01/zhengl\n')
+    c = primary(log, catalog)
+    assert c.functions[-1] == "?"
+    from qwen3doctor.render.plain import frame_name
+    assert frame_name(c.frames[-1]) == "(cut: zhengl…)" and frame_name(c.frames[0]) == "step"

@@ -16,7 +16,7 @@ from ..knowledge.lookup import url_of
 from ..judge.fingerprint import FINGERPRINT_VERSION
 from ..model import Report, Verdict
 from ..judge.summary import Group, Outcome, Summary, group_key
-from .plain import ENV_ORDER
+from .plain import ENV_ORDER, frame_name
 from .summary import verdict_line
 
 COMMENT_LIMIT = 65_000
@@ -98,7 +98,7 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
         if crash.during:
             out.append(f"While {esc(crash.during)}.")
         if crash.frames:
-            out.append("Deepest frames: " + " ← ".join(code(f.function) for f in reversed(crash.frames[-4:])))
+            out.append("Deepest frames: " + " ← ".join(code(frame_name(f)) for f in reversed(crash.frames[-4:])))
         others = [c for c in r.crashes[1:] if c.role in ("consequence", "wrapper")]
         if others:
             out.append(f"+ {len(others)} follow-on or wrapper error(s), not causes")

@@ -20,6 +20,13 @@ def crash_line(crash) -> str:
     return f"{crash.crash_class}: {what[:300]}"
 
 
+def frame_name(frame) -> str:
+    """A frame's function; a frame line the paste cut before its function shows where it stops."""
+    if frame.function != "?":
+        return frame.function
+    return frame.location if frame.line is not None else f"(cut: {frame.file.rsplit('/', 1)[-1] or frame.file}…)"
+
+
 def fix_lines(fixes, limit: int | None = None) -> list[str]:
     """Ranked fixes as plain lines: title with cost, then the command."""
     out = []
@@ -66,7 +73,7 @@ def render(report: Report) -> str:
             out.append(f"  while: {crash.during}")
         if crash.frames:
             out.append("  deepest frames: " + " <- ".join(
-                f.function if f.function != "?" else f.location for f in reversed(crash.frames[-4:])))
+                frame_name(f) for f in reversed(crash.frames[-4:])))
         others = [c for c in report.crashes[1:] if c.role in ("consequence", "wrapper")]
         if others:
             out.append(f"  + {len(others)} follow-on or wrapper error(s), not causes")

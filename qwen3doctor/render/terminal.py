@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import Report, Verdict
-from .plain import ENV_ORDER, crash_line, headline
+from .plain import ENV_ORDER, crash_line, frame_name, headline
 
 STATE_STYLE = {"hit": ("✔", "green"), "miss": ("✘", "red"), "unknown": ("?", "yellow")}
 CONF_STYLE = {"high": "bold green", "medium": "yellow", "low": "dim"}
@@ -43,7 +43,7 @@ def render(report: Report, width: int | None = None) -> str:
         if crash.during:
             body.append(f"\nwhile {crash.during}", style="dim")
         if crash.frames:
-            body.append("\n" + " ← ".join(f.function for f in reversed(crash.frames[-4:])), style="magenta")
+            body.append("\n" + " ← ".join(frame_name(f) for f in reversed(crash.frames[-4:])), style="magenta")
         console.print(Panel(body, title="crash", title_align="left", border_style="red"))
     for i, f in enumerate(report.findings, 1):
         parts = []
