@@ -190,6 +190,21 @@ def test_a_crash_while_serving_proves_the_architecture_was_registered(catalog):
     assert "vllm-too-old-for-architecture" not in [f.rule_id for f in report.findings]
 
 
+def test_a_traceback_dated_to_the_release_that_fixed_a_cause_may_be_one_of_its_pre_releases(catalog):
+    # the thinker's audio path exists from 0.11.1 on; the shape bug lived in 0.11.1's own pre-releases, which carry the
+    # same functions: dating the frames to ">= 0.11.1" must not rule the cause out
+    log = records(
+        "(Worker_TP0 pid=7286) ERROR 11-05 09:18:38 [multiproc_executor.py:703] ",
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.11/site-packages/vllm/model_executor/models/qwen3_omni_moe_thinker.py", line 1067, in _process_audio_input',
+        "    audio_feature_lengths = flatten_bn(audio_feature_lengths, concat=True)",
+        '  File "/usr/local/lib/python3.11/site-packages/vllm/model_executor/models/utils.py", line 631, in flatten_bn',
+    )
+    report = diagnose_text(log, catalog)
+    assert str(report.environment.get("engine_releases")).startswith("0.11.1")
+    assert report.findings[0].rule_id == "qwen3-omni-audio-feature-lengths-shape"
+
+
 def test_the_lines_of_one_multi_line_error_record_are_one_crash(catalog):
     log = records(
         "(Worker_TP1 pid=265) ERROR 01-09 02:43:59 [multiproc_executor.py:824] ",

@@ -463,6 +463,10 @@ def _releases_of_frames(env, engine) -> list | None:
     first, _, last = str(span).partition("-")
     lo, hi = parse_version(first), parse_version(last or first)
     found = [v for v in _versions(engine) if lo <= v <= hi] if lo and hi else []
+    if found and not found[0].is_prerelease:
+        # the functions came in during the first release's cycle: its own pre-releases and dev builds (which the
+        # index does not hold) carry them too, so a cause fixed in that release is not ruled out by the dating
+        found.insert(0, parse_version(f"{found[0].base_version}.dev0"))
     return found or None
 
 
