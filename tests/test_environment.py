@@ -275,3 +275,15 @@ def test_a_serve_command_wrapped_inside_a_flag_or_a_name_is_joined(catalog):
     # a whole flag at the end of a line is not glued to the next line's first word
     whole = "vllm serve Qwen/Qwen3-8B --enforce-eager\nfoo --x\nRuntimeError: x\n"
     assert diagnose_text(whole, catalog).environment.get("serve_command") == "vllm serve Qwen/Qwen3-8B --enforce-eager"
+
+
+def test_a_model_named_in_a_hand_written_listing_is_the_model(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    env = diagnose_text("model: sgl-project/DeepSeek-V4-Flash-FP8\nGPU: 8x NVIDIA H100 80GB HBM3\n", catalog).environment
+    assert env.get("model") == "sgl-project/DeepSeek-V4-Flash-FP8" and env.get("family") == "other"
+    env = diagnose_text("- **Model**: Qwen/Qwen3-Embedding-0.6B\n- **Python Version**: 3.12\n", catalog).environment
+    assert env.get("model") == "Qwen/Qwen3-Embedding-0.6B"
+    # a config key with a section under it, or a word that names no checkpoint, is no model
+    assert diagnose_text("model:\n  path: /data/ckpt\n", catalog).environment.get("model") is None
+    assert diagnose_text("Model: default\n", catalog).environment.get("model") is None

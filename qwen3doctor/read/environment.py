@@ -114,6 +114,9 @@ _YAML_FLOW = re.compile(r"^\s*-?\s*[\"']?(?:command|args|entrypoint|cmd)[\"']?\s
 _QWEN_CLASS = re.compile(r"\bQwen3\w+")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
+# a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
+_MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模型)\**\s*[:：=]\s*\**[`'\"]?"
+                         r"(?P<m>[A-Za-z0-9._~-]*[/\d][\w.~-]*(?:/[\w.~-]+)*)[`'\"]?\s*$", re.I)
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
     r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
@@ -406,6 +409,9 @@ class EnvCollector:
             cls = next((c for c in _QWEN_CLASS.findall(text) if vocab.family_of_class(c)), None)
             if cls:
                 self.put("model_class", cls, "log: class " + cls, P_GUESS)
+        ml = _MODEL_LINE.match(text) if ":" in text or "=" in text or "：" in text else None
+        if ml and re.search(r"[A-Za-z]{2}", ml.group("m")):
+            self.put("model", ml.group("m"), "log: environment listing (model)", P_HINT)
         mid = _MODEL_ID.search(text if "models--" not in text else _HF_CACHE.sub(r"\1/\2", text))
         if mid:
             old = self._facts.get("model_mention")
