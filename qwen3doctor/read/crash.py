@@ -155,6 +155,8 @@ _STANDALONE = re.compile(
     r"LLVM ERROR: .+|^Failed: Cuda error .+|"
     # a C / CUDA compiler stopping on a header it cannot find (a JIT build: FlashInfer, Triton's launcher, DeepGEMM)
     r"(?:^|: )fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|"
+    # nvcc's summary of a failed compilation (a JIT build)
+    r"^\d+ errors? detected in the compilation of \".+|"
     rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
     r"^No module named '[\w.]+'$|"
