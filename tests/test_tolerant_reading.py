@@ -339,3 +339,13 @@ def test_a_frame_line_cut_before_its_function_is_shown_as_cut(catalog):
     assert c.functions[-1] == "?"
     from qwen3doctor.render.plain import frame_name
     assert frame_name(c.frames[-1]) == "(cut: zhengl…)" and frame_name(c.frames[0]) == "step"
+
+
+def test_a_frame_line_wrapped_right_after_its_file_is_joined(catalog):
+    log = ('[Stage-0] ERROR 02-25 19:37:34 [omni_stage.py:1409] Traceback (most recent call last):\n'
+           '[Stage-0] ERROR 02-25 19:37:34 [omni_stage.py:1409]   File "/opt/envs/omni/lib/python3.11/site-packages/vllm/v1/engine/async_llm.py",\n'
+           ' line 554, in generate\n'
+           '[Stage-0] ERROR 02-25 19:37:34 [omni_stage.py:1409]     q = await self.add_request(\n'
+           '[Stage-0] ERROR 02-25 19:37:34 [omni_stage.py:1409] ValueError: audio is missing for use_audio_in_video\n')
+    c = primary(log, catalog)
+    assert c.functions == ("generate",) and c.frames[0].line == 554

@@ -37,7 +37,7 @@ _FRAME_COMPACT = re.compile(
 _ARROW = re.compile(r"^\s*->\s*(?P<func>[A-Za-z_]\w*)\s*$")
 # a type whose dotted path a reporter elided (`cutlass._mlir...MLIRError: ...`)
 _ELIDED = re.compile(r"(?<=\w)\.{2,}(?=\w)")
-_FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+(?:,?\s+in\s*|,\s*)$')
+_FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+(?:,?\s+in\s*|,\s*)$|^\s*File\s+"[^"]+",$')
 # the rest of a frame line wrapped inside or right after its line number (`File "/x/b.py", line 4` / `9, in h`)
 _NUMBER_REST = re.compile(r"^(?P<digits>\d*),\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$")
 # a CUDA kernel assert whose file and kernel a console put on a line of their own:
