@@ -224,3 +224,16 @@ def test_a_compiler_stopping_on_a_missing_header_is_a_crash(catalog):
     report = diagnose_text(log, catalog)
     assert report.crash is not None and "curand_kernel.h" in report.crash.message
     assert report.findings[0].rule_id == "flashinfer-jit-build-failure"
+
+
+def test_a_log_pattern_hitting_a_cut_tracebacks_own_lines_is_path_evidence(catalog):
+    # the LoRA vision-tower rule names the Qwen2.5-VL vision block's frame line beside the LoRA shrink frames; with the
+    # traceback cut above the LoRA frames, that frame line only says the crash ran through the vision tower
+    log = (
+        "(Worker_TP0 pid=142) ERROR 11-28 16:14:23 [multiproc_executor.py:815] Traceback (most recent call last):\n"
+        '(Worker_TP0 pid=142) ERROR 11-28 16:14:23 [multiproc_executor.py:815]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen2_5_vl.py", line 492, in forward\n'
+        "(Worker_TP0 pid=142) ERROR 11-28 16:14:23 [multiproc_executor.py:815]     x_attn = self.attn(\n"
+    )
+    found = {f.rule_id: f for f in diagnose_text(log, catalog).findings}
+    lora = found.get("qwen3-vl-lora-vision-tower-shrink-assert")
+    assert lora is None or (lora.basis == "path" and lora.score < 0.2)

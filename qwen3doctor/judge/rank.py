@@ -64,12 +64,20 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     crash_clauses_absent = not crashed and any(
         ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("frames", "exception", "message") for ev in rm.match
     )
+    # a traceback cut above what the rule needs (its frames or message unknown): a `log` pattern that hit one of the
+    # traceback's own frame lines only says the crash ran along that path, as a supporting frame would
+    cut_short = any(ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("frames", "message") for ev in rm.match)
+    path_hit = False
     for ev in rm.match:
         if ev.state != "hit":
             continue
         kind = ev.clause.rsplit(".", 1)[-1]
         if crash_clauses_absent and kind == "log":
             total += SUPPORT_WEIGHT["log"]
+            continue
+        if cut_short and kind == "log" and _traceback_line(ev.text, scan):
+            total += SUPPORT_WEIGHT["frames"]
+            path_hit = True
             continue
         if rm.generic.get(ev.clause):
             total += GENERIC_WEIGHT
@@ -120,7 +128,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             basis = "combination"
         elif supported and crashed and not misses:
             basis = "supporting"  # a crash whose own lines are missing, and lines that point here
-        elif on_path and not misses:
+        elif (on_path or path_hit) and not misses:
             basis = "path"
         elif not misses and (module := _module_of_cut(rule, scan)) is not None:
             basis = "path"  # the cut traceback stops in the module this cause lives in
@@ -180,6 +188,23 @@ def confirm_note(rm: RuleMatch) -> tuple[str, ...]:
 def engine_agnostic(rule) -> bool:
     """A kernel library's or a transport's cause (FlashInfer, NCCL / gloo, DeepEP, Triton): the rule's id names it."""
     return any(lib in rule.id.split("-") for lib in KERNEL_LIBRARIES)
+
+
+# a log line that is a traceback's frame line (`File ".../qwen2_5_vl.py", line 928, in forward`)
+_FRAME_LINE = re.compile(r'File \S*?"?[^"]*\.py"?, line \d+, in ')
+_CODE_LINE = re.compile(r"^ {4,}(?!--)[\w.\[\]()'\"]+.*[(=\[]")
+
+
+def _traceback_line(text: str, scan: Scan) -> bool:
+    """The line a `log` evidence text quotes is one of a traceback's own lines: a frame line, or the indented code
+    line under one."""
+    m = re.search(r"“(.*?)…?”", text)
+    if not m:
+        return False
+    shown = m.group(1)
+    if _FRAME_LINE.search(shown):
+        return True
+    return any(_CODE_LINE.match(line) for line in scan.lines if line.lstrip().startswith(shown[:60]) and shown)
 
 
 MODULE_WEIGHT = 0.08
