@@ -349,3 +349,16 @@ def test_a_frame_line_wrapped_right_after_its_file_is_joined(catalog):
            '[Stage-0] ERROR 02-25 19:37:34 [omni_stage.py:1409] ValueError: audio is missing for use_audio_in_video\n')
     c = primary(log, catalog)
     assert c.functions == ("generate",) and c.frames[0].line == 554
+
+
+def test_a_threads_exception_header_is_a_wrapper_over_the_traceback_below_it(catalog):
+    log = ("Exception in thread Thread-3 (process_input_sockets):\n"
+           "Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 1012, in process_input_sockets\n'
+           "    request = self.preprocess_add_request(request)\n"
+           "AssertionError: Expected a cached item for mm_hash=9b0f3c2a\n")
+    found = crashes(log, catalog)
+    assert found[0].exception_type == "AssertionError" and found[1].role == "wrapper"
+    cut = diagnose_text("(EngineCore_DP0 pid=245) Exception in thread Thread-3 (proce\n", catalog)
+    assert cut.crash is not None and cut.crash.role == "wrapper"
+    assert any("the lines below it" in step for step in cut.next_steps)

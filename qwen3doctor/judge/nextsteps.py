@@ -106,7 +106,10 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
     engine = scan.environment.get("engine")
     if primary.role == "wrapper":
         said = (primary.message or primary.exception_type or "")[:80]
-        if engine == "sglang":
+        if said.startswith("Exception in thread"):
+            # Python's header over a dying thread: its traceback comes after it, not before
+            where = "the lines below it: the thread's `Traceback (most recent call last):` down to its last line (the exception)"
+        elif engine == "sglang":
             where = ("the lines above it from the first rank that failed: the `Scheduler hit an exception: Traceback "
                      "(most recent call last):` block of a `[... TP0]`-tagged process, down to its last line (the exception)")
         elif engine == "vllm":

@@ -144,6 +144,8 @@ _STANDALONE = re.compile(
     r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
     r"Engine core proc \S+ died unexpectedly.*|"
+    # Python's header over an exception that killed a thread (its traceback follows; a paste may stop at it)
+    r"^Exception in thread [\w.-]+.*|"
     # the kernel's record of a GPU fault (dmesg: NVIDIA's Xid, amdgpu's page fault), and CUDA's assembler refusing
     # an architecture it does not know (Triton on a GPU newer than its ptxas)
     r"(?:NVRM: )?Xid (?:\(PCI:[^)]*\): )?\d+[,:] .*|amdgpu: \[\w+\] page fault.*|ptxas fatal\s*: .+|"
@@ -188,7 +190,7 @@ WRAPPER_PATTERNS = re.compile(
     r"See root cause above|See stack trace \(above\)|(?:Worker|Engine core) proc \S+ died unexpectedly|"
     r"Initialization failed\. warmup error|RPC call to \w+ failed|"
     r"ChildProcessError|BrokenProcessPool|Exception in worker \S+ while processing method|"
-    r"AsyncLLM output_handler failed|Error raised in subprocess:?$|"
+    r"AsyncLLM output_handler failed|Error raised in subprocess:?$|\bException in thread [\w.-]+|"
     # Ray re-raises a task's or an actor's exception in its caller: `RayTaskError(RuntimeError): ray::Actor.f()`
     r"^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b"
 )
