@@ -237,3 +237,11 @@ def test_a_log_pattern_hitting_a_cut_tracebacks_own_lines_is_path_evidence(catal
     found = {f.rule_id: f for f in diagnose_text(log, catalog).findings}
     lora = found.get("qwen3-vl-lora-vision-tower-shrink-assert")
     assert lora is None or (lora.basis == "path" and lora.score < 0.2)
+
+
+def test_a_cut_traceback_in_a_package_a_rule_id_abbreviates_names_its_candidates(catalog):
+    log = ("python -m sglang.launch_server --model-path /models/Qwen3-Next-80B-A3B-Instruct-NVFP4 --tp-size 1\n"
+           'File ".../sglang/srt/layers/quantization/compressed_tensors/compressed_t\n')
+    report = diagnose_text(log, catalog)
+    assert report.findings[0].rule_id.startswith("ct-")
+    assert any("where this cause lives" in ev.text for ev in report.findings[0].evidence)

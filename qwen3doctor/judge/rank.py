@@ -115,6 +115,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD for ev in rm.supports)
     basis = "evidence"
     extra: tuple[Evidence, ...] = ()
+    module = _module_of_cut(rule, scan) if rule.match and not strong and not misses else None
     if rule.match and not strong:
         if weak and _type_alone(rm, scan):
             return None
@@ -126,14 +127,15 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             basis = "generic"
         elif _combination(rm):
             basis = "combination"
-        elif supported and crashed and not misses:
-            basis = "supporting"  # a crash whose own lines are missing, and lines that point here
-        elif (on_path or path_hit) and not misses:
-            basis = "path"
-        elif not misses and (module := _module_of_cut(rule, scan)) is not None:
-            basis = "path"  # the cut traceback stops in the module this cause lives in
-            total += MODULE_WEIGHT
-            extra = (Evidence("supports.frames", "hit", f"the traceback stops in `{module}`, where this cause lives"),)
+        elif (supported and crashed or on_path or path_hit or module is not None) and not misses:
+            # a crash whose own lines are missing, and lines that point here; or a cut traceback on this cause's path
+            basis = "supporting" if supported and crashed else "path"
+            # (the cut traceback stops in the module this cause lives in: beside supporting lines only when the module
+            # is the one the rule's id abbreviates, `ct-...` in compressed_tensors/, not a short word both share)
+            if module is not None and (basis == "path" or _abbreviated(rule, module)):
+                total += MODULE_WEIGHT
+                extra = (Evidence("supports.frames", "hit",
+                                  f"the traceback stops in `{module.rsplit('/', 1)[-1]}`, where this cause lives"),)
         else:
             return None
     elif not rule.match:
@@ -240,8 +242,9 @@ _PLATFORM_PATH = {"npu": "ascend", "rocm": "rocm", "xpu": "xpu", "tpu": "tpu", "
 
 
 def _module_of_cut(rule, scan: Scan) -> str | None:
-    """A traceback cut above its exception line: the deepest engine module it stops in, when that module's name
-    (`spec_decode/eagle.py`) names a word of the rule's id (`eagle3-...`)."""
+    """A traceback cut above its exception line: the deepest engine module it stops in (its path), when that module's
+    name (`spec_decode/eagle.py`) names a word of the rule's id (`eagle3-...`) or its package is one the id
+    abbreviates (ID_ABBREVIATIONS)."""
     if not _cut_traceback(scan):
         return None
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
@@ -254,8 +257,18 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
         tail = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py")
         for word in _words(tail):
             if any(r == word or len(word) >= 5 and r.startswith(word) for r in rule_words):
-                return file.rsplit("/", 1)[-1]
+                return file
+        if _abbreviated(rule, file):
+            return file
     return None
+
+
+def _abbreviated(rule, file: str) -> bool:
+    return any(package in file and short in rule.id.split("-") for package, short in ID_ABBREVIATIONS)
+
+
+# engine packages that rule ids name by an abbreviation (`ct-moe-scheme-unsupported` lives in compressed_tensors/)
+ID_ABBREVIATIONS = (("/compressed_tensors/", "ct"), ("/fla/ops/", "gdn"), ("/gdn_", "gdn"))
 
 
 def _cut_traceback(scan: Scan) -> bool:
