@@ -245,3 +245,14 @@ def test_a_cut_traceback_in_a_package_a_rule_id_abbreviates_names_its_candidates
     report = diagnose_text(log, catalog)
     assert report.findings[0].rule_id.startswith("ct-")
     assert any("where this cause lives" in ev.text for ev in report.findings[0].evidence)
+
+
+def test_a_cut_traceback_in_aiter_is_rocm_and_names_the_aiter_rules(catalog):
+    log = ('vllm-1  | (EngineCore pid=165) ERROR 07-02 07:48:27 [core.py:1202]   File "/opt/venv/lib64/python3.12/site-packages/aiter/ops/sampling.py", line 70, in top_k_top_p_sampling_from_probs\n'
+           "vllm-1  | (EngineCore pid=165) ERROR 07-02 07:48:27 [core.py:1202]     return top_k_top_p_sampling_from_probs_core(\n")
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("platform") == "rocm"
+    ids = [f.rule_id for f in report.findings]
+    assert any(i.startswith("aiter-") for i in ids)
+    fi = [f for f in report.findings if f.rule_id == "flashinfer-sampling-ima"]
+    assert not fi or fi[0].confidence == "low" and any("platform" in n for n in fi[0].notes)

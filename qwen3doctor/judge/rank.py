@@ -248,7 +248,7 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
     if not _cut_traceback(scan):
         return None
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
-    files = [f.file for f in reversed(own[0].frames) if _engine_file(f.file)][:2]
+    files = [f.file for f in reversed(own[0].frames) if _engine_file(f.file) or _abbreviated(rule, f.file)][:2]
     rule_words = _words(rule.id)
     platforms = rule.when.get("platform") or ()
     for file in files:
@@ -268,7 +268,9 @@ def _abbreviated(rule, file: str) -> bool:
 
 
 # engine packages that rule ids name by an abbreviation (`ct-moe-scheme-unsupported` lives in compressed_tensors/)
-ID_ABBREVIATIONS = (("/compressed_tensors/", "ct"), ("/fla/ops/", "gdn"), ("/gdn_", "gdn"))
+# (and kernel libraries whose package a rule id names: `aiter-...` for a traceback stopping in aiter/)
+ID_ABBREVIATIONS = (("/compressed_tensors/", "ct"), ("/fla/ops/", "gdn"), ("/gdn_", "gdn"), ("/aiter/", "aiter"),
+                    ("/flashinfer/", "flashinfer"), ("/deep_gemm/", "deepgemm"), ("/deep_ep/", "deepep"))
 
 
 def _cut_traceback(scan: Scan) -> bool:

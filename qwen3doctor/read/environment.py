@@ -535,7 +535,8 @@ class EnvCollector:
         if plat:
             name = plat.group(1).lower()
             self.put("platform", _PLATFORM_NAMES.get(name, name), "log: platform line", P_STARTUP)
-        elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|amdgpu: ", text):
+        elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|amdgpu: |/aiter(?:_meta)?/|^\[aiter\]", text):
+            # (AITER, AMD's kernel library, exists only for ROCm)
             self.put("platform", "rocm", "log", P_HINT)
         elif _NPU_HINT.search(text) or CANN_RECORD.match(text):
             self.put("platform", "npu", "log", P_HINT)
