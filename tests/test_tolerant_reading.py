@@ -362,3 +362,15 @@ def test_a_threads_exception_header_is_a_wrapper_over_the_traceback_below_it(cat
     cut = diagnose_text("(EngineCore_DP0 pid=245) Exception in thread Thread-3 (proce\n", catalog)
     assert cut.crash is not None and cut.crash.role == "wrapper"
     assert any("the lines below it" in step for step in cut.next_steps)
+
+
+def test_a_frame_line_that_lost_its_function_name_does_not_take_the_code_line(catalog):
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in\n'
+           "    engine_core.run_busy_loop()\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/llm.py", line\n'
+           " 554, in generate\n"
+           "    outputs = self._run_engine(use_tqdm=use_tqdm)\n"
+           "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    c = primary(log, catalog)
+    assert c.functions == ("?", "generate") and c.frames[1].line == 554

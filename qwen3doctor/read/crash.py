@@ -37,7 +37,10 @@ _FRAME_COMPACT = re.compile(
 _ARROW = re.compile(r"^\s*->\s*(?P<func>[A-Za-z_]\w*)\s*$")
 # a type whose dotted path a reporter elided (`cutlass._mlir...MLIRError: ...`)
 _ELIDED = re.compile(r"(?<=\w)\.{2,}(?=\w)")
-_FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+(?:,?\s+in\s*|,\s*)$|^\s*File\s+"[^"]+",$')
+_FRAME_CUT_FUNC = re.compile(r'",\s+line\s+\d+(?:,?\s+in\s*|,\s*)$|^\s*File\s+"[^"]+",$|",\s+line\s*$')
+# a wrapped frame line that stops right before its function's name, and what a function name looks like
+_AWAITS_FUNC = re.compile(r'",\s+line\s+\d+,?\s+in\s*$')
+_FUNC_NAME = re.compile(r"^[A-Za-z_<][\w<>.]*$")
 # the rest of a frame line wrapped inside or right after its line number (`File "/x/b.py", line 4` / `9, in h`)
 _NUMBER_REST = re.compile(r"^(?P<digits>\d*),\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$")
 # a CUDA kernel assert whose file and kernel a console put on a line of their own:
@@ -356,7 +359,12 @@ class CrashParser:
         self._eof_line = line_no
         carry = self._carry.pop(process, None)
         if carry is not None and text.strip():
-            text = carry + ("" if _FRAME_CUT_PATH.match(carry) else " ") + text.strip()
+            if _AWAITS_FUNC.search(carry) and not _FUNC_NAME.match(text.strip()):
+                # `File "...", line 701, in` over a code line: the paste lost the function name, the next line is
+                # the code under the frame, not the rest of it
+                self.feed(line_no, process, carry + " ?", True, record)
+            else:
+                text = carry + ("" if _FRAME_CUT_PATH.match(carry) else " ") + text.strip()
         before = self._before.get(process)
         self._before[process] = (line_no, text)
         if tb is None and not _QUICK.search(text):
