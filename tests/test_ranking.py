@@ -228,3 +228,16 @@ def test_the_ascend_platform_line_alone_makes_no_candidate(catalog):
     report = diagnose_text(log, catalog)
     assert report.environment.get("platform") == "npu"
     assert not [f.rule_id for f in report.findings if f.rule_id.startswith("ascend")]
+
+
+def test_another_engines_cause_is_no_candidate(catalog):
+    # an SGLang pipeline-parallel cause whose expert-weight KeyError a vLLM log also shows: other code raised it
+    log = ("INFO 05-12 10:01:05 [api_server.py:1043] vLLM API server version 0.8.5\n"
+           "INFO 05-12 10:01:05 [api_server.py:1044] args: Namespace(model='Qwen/Qwen3-30B-A3B', tensor_parallel_size=2)\n"
+           "Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen3_moe.py", line 480, in load_weights\n'
+           "    param = params_dict[name]\n"
+           "KeyError: 'model.layers.0.mlp.experts.w2_weight_scale'\n")
+    report = diagnose_text(log, catalog)
+    assert all("vllm" in f.engines or f.rule_id.split("-")[0] in ("flashinfer", "nccl", "gloo", "deepep", "triton")
+               for f in report.findings)

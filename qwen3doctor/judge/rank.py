@@ -110,6 +110,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
                 factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
             misses.append(ev)
     hard_miss = any(ev.clause == "when.family" or ev.clause == "when.engine" and not agnostic for ev in misses)
+    if any(ev.clause == "when.engine" and not agnostic for ev in misses):
+        # another engine's cause: its message or frames, met in this engine's log, come from other code (a kernel
+        # library's or a transport's cause reads the same under either engine and is kept, demoted)
+        return None
     # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
     on_path = _cut_traceback(scan) and any(
         ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD for ev in rm.supports)
