@@ -39,7 +39,8 @@ class Crash:
     excerpt: bool = False  # lines of a paste without a crash line, which a rule's message pattern matched (in part)
     last_line: int = 0  # the last line of its block (its exception line, message or native frames); 0: line_no
     during: str = ""  # what the server was doing, from the last start-up or serving line before it (read.phases)
-    wraps: str = ""  # the exception type a wrapper names in brackets (`RayTaskError(KeyError): ray::...`)
+    wraps: str = ""  # the exception type a wrapper names in brackets (`RayTaskError(KeyError): ...`)
+    cut_short: bool = False  # its message ends in "..." or stops mid-line where the paste ends: the rest is unknown
 
     @property
     def span(self) -> tuple[int, int]:

@@ -374,3 +374,22 @@ def test_a_frame_line_that_lost_its_function_name_does_not_take_the_code_line(ca
            "RuntimeError: CUDA error: an illegal memory access was encountered\n")
     c = primary(log, catalog)
     assert c.functions == ("?", "generate") and c.frames[1].line == 554
+
+
+def test_a_message_cut_short_says_so_and_a_draft_rule_stops_where_it_does(catalog, tmp_path):
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 240, in determine_available_memory\n'
+           "    self.model_runner.profile_run()\n"
+           "RuntimeError: CUDA error: an illegal memory acc...\n")
+    c = primary(log, catalog)
+    assert c.cut_short and crash_line(c).endswith("(cut short in the paste: paste the whole line)")
+    ends = primary(log.replace("acc...\n", "acc\n"), catalog)
+    assert ends.cut_short and crash_line(ends).endswith("(the paste ends here: the message may go on)")
+    assert not primary(log.replace("acc...\n", "access was encountered.\n"), catalog).cut_short
+    import subprocess, sys
+    path = tmp_path / "cut.log"
+    path.write_text(log)
+    draft = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "suggest", "--print", str(path)],
+                           capture_output=True, text=True, cwd=tmp_path).stdout
+    message = [ln for ln in draft.splitlines() if ln.strip().startswith("message:")][0]
+    assert "acc" in message and r"\.\.\." not in message

@@ -13,6 +13,7 @@ from .. import vocab
 from ..knowledge.patterns import compile_pattern, gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT
 from ..model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
+from ..read.crash import ELLIPSIS
 from ..read.phases import IMPORTING
 from ..versions import at_or_past, in_range, parse_version
 
@@ -99,8 +100,7 @@ class Haystack:
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone
-        self.cut_message = any(_ELLIPSIS.search(c.message) or c.last_line >= scan.lines_read and _MID_LINE.search(c.message)
-                               for c in scan.crashes if c.message)
+        self.cut_message = any(c.cut_short for c in scan.crashes)
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -254,15 +254,12 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
 
 
 def _cut_head(crash: Crash, text: str, scan: Scan) -> str | None:
-    """The part of a message before its cut: "..." at its end, or the paste's last line stopping mid-word (a
-    search excerpt or a terminal's scroll-back cut at a fixed length); None when the message looks whole."""
-    cut = _ELLIPSIS.search(text)
-    if cut:
-        head = text[: cut.start()]
-    elif crash.last_line and crash.last_line >= scan.lines_read and _MID_LINE.search(text):
-        head = text
-    else:
+    """The part of a message before its cut (read.crash sets `cut_short`: "..." at its end, or the paste's last
+    line stopping mid-line); None when the message looks whole."""
+    if not crash.cut_short:
         return None
+    cut = ELLIPSIS.search(text)
+    head = text[: cut.start()] if cut else text
     return head if len(head) >= MIN_FRAGMENT else None
 
 
@@ -280,10 +277,6 @@ def _literal_chars(clause: Clause, i: int, shown: str) -> int:
     return sum(len(lit) for lit in lits if lit in shown) + tail
 
 
-# a line that stops inside a word or after a word with no closing punctuation (`RuntimeError: CUDA out of`)
-_MID_LINE = re.compile(r"[A-Za-z0-9_,:;(/-]$")
-# a message shortened by its paster or a tool: "...", "…" or "[...]" at its end
-_ELLIPSIS = re.compile(r"\s*(?:\.{3,}|…|\[(?:\.{3}|…)\])\s*$")
 # the step a rule's `supports.frames` names for a crash at import time (no function of its own: the traceback's
 # last frame is a module's top level running an import, read.crash._importing)
 IMPORT_STEP = "<import>"

@@ -267,6 +267,10 @@ def classify(exception_type: str | None, message: str) -> str:
     return "error" if exception_type else "unknown"
 
 
+# a message the paste shortened: "...", "…" or "[...]" at its end; a last line that stops inside a phrase
+# (`RuntimeError: CUDA out of`)
+ELLIPSIS = re.compile(r"\s*(?:\.{3,}|…|\[(?:\.{3}|…)\])\s*$")
+MID_LINE = re.compile(r"[A-Za-z0-9_,:;(/-]$")
 _IMPORT_LINE = re.compile(r"(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)")
 _ENGINE_PACKAGE = re.compile(r"/(?:vllm|sglang|vllm_ascend|vllm_omni|sgl_kernel|flashinfer)/")
 
@@ -673,6 +677,7 @@ class CrashParser:
             last_line=tb.end,
             wraps=tb.wraps,
             during=IMPORTING if _importing(tb) else "",
+            cut_short=bool(message) and bool(ELLIPSIS.search(message) or at_end and MID_LINE.search(message)),
         )
         self._add(crash)
 

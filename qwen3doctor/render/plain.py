@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Report, Verdict
+from ..read.crash import ELLIPSIS
 
 ENV_ORDER = ("engine", "engine_version", "engine_releases", "model", "family", "quantization", "tp", "pp", "dp", "ep", "platform", "gpu", "gpu_count",
              "compute_capability", "cuda", "torch", "transformers", "flashinfer", "cuda_graphs", "speculative")
@@ -17,7 +18,11 @@ def crash_line(crash) -> str:
             return f"{crash.crash_class}: {crash.exception_type} (its message is cut off: paste the lines after it)"
         return f"{crash.crash_class}: {crash.exception_type} (no message)"
     what = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
-    return f"{crash.crash_class}: {what[:300]}"
+    line = f"{crash.crash_class}: {what[:300]}" + ("…" if len(what) > 300 else "")
+    if getattr(crash, "cut_short", False):
+        line += (" (cut short in the paste: paste the whole line)" if ELLIPSIS.search(crash.message)
+                 else " (the paste ends here: the message may go on)")
+    return line
 
 
 def frame_name(frame) -> str:

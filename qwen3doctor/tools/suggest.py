@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..knowledge.generic import GENERIC_FRAMES
 from ..errors import InputError
+from ..read.crash import ELLIPSIS
 from ..judge.fingerprint import Fingerprint, of_crash, template_regex
 from ..read.inputs import Input
 from ..model import Report
@@ -72,7 +73,9 @@ def draft(report: Report, test_path: str, *, rule_id: str | None = None, engine:
     fp = of_crash(crash)
     frames = _distinctive(fp.frames)[-MAX_FRAMES:]
     exception = crash.exception_type
-    message = template_regex(fp.template) if fp.template else None
+    # (a message the paste cut with "...": the pattern stops where the shown text does)
+    shown = ELLIPSIS.sub("", fp.template) if fp.template else ""
+    message = template_regex(shown) if shown else None
     if not frames and not exception and not message:
         raise InputError(f"{report.source}: the crash has no frames, exception type or message to match; "
                          "paste more of the log (the whole traceback) and try again")
