@@ -393,3 +393,18 @@ def test_a_message_cut_short_says_so_and_a_draft_rule_stops_where_it_does(catalo
                            capture_output=True, text=True, cwd=tmp_path).stdout
     message = [ln for ln in draft.splitlines() if ln.strip().startswith("message:")][0]
     assert "acc" in message and r"\.\.\." not in message
+
+
+def test_compiler_output_gives_the_compilers_own_error_line(catalog):
+    log = ("/root/.cache/flashinfer/generated/batch_prefill.cu:18:10: fatal error: curand_kernel.h: No such file or directory\n"
+           "   18 | #include <curand_kernel.h>\n"
+           "      |          ^~~~~~~~~~~~~~~~\n"
+           "compilation terminated.\n")
+    c = primary(log, catalog)
+    assert c.crash_class == "build-failure"
+    assert c.message.startswith("/root/.cache/flashinfer/generated/batch_prefill.cu:18:10: fatal error: curand_kernel.h")
+    assert c.message.endswith("No such file or directory")
+    nvcc = ('/tmp/tmpxft_00001234/sm90_kernel.cu(112): error: identifier "__nv_fp8_e4m3" is undefined\n'
+            '2 errors detected in the compilation of "/root/.cache/vllm/sm90_kernel.cu".\n')
+    first = primary(nvcc, catalog)
+    assert first.crash_class == "build-failure" and "identifier" in first.message

@@ -110,6 +110,8 @@ BOILERPLATE = re.compile(
 _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a frame of a one-line-per-call trace (`vllm/v1/engine/core.py:693 -> run_busy_loop()`)
                          r"|\S+\.py:\d+ -> \S"
+                         # a compiler's quote of the source under its error (`18 | #include <x.h>`, `   | ^~~`)
+                         r"|\d+ \| |\| +\^|#\s*include\b|compilation terminated\.|ninja: build stopped"
                          # a progress bar, an environment listing's package line
                          r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] |[A-Za-z][\w.-]*\s{3,}v?\d+(?:\.\w+)+(?:\+[\w.]+)?(?:\s+/\S*)?\s*$"
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
@@ -159,9 +161,9 @@ _STANDALONE = re.compile(
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)
     r"LLVM ERROR: .+|^Failed: Cuda error .+|"
     # a C / CUDA compiler stopping on a header it cannot find (a JIT build: FlashInfer, Triton's launcher, DeepGEMM)
-    r"(?:^|: )fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|"
-    # nvcc's summary of a failed compilation (a JIT build)
-    r"^\d+ errors? detected in the compilation of \".+|"
+    r"(?<=: )fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|^fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|"
+    # nvcc's first error (`kernel.cu(112): error: ...`) and its summary of a failed compilation (a JIT build)
+    r"^\S+\.(?:cu|cuh|cpp|cc|c|h|hpp)\(\d+\): error: .+|^\d+ errors? detected in the compilation of \".+|"
     rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
     r"^No module named '[\w.]+'$|"
@@ -220,6 +222,9 @@ CLASSES: tuple[tuple[str, str], ...] = (
                  r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
+    # a JIT build stopped by the compiler (FlashInfer, DeepGEMM, Triton's launcher, torch's cpp_extension)
+    ("build-failure", r"\.(?:cu|cuh|cpp|cc|c|h|hpp)(?:\(\d+\)|:\d+:\d+): (?:fatal )?error: |^fatal error: .*No such file|"
+                      r"errors? detected in the compilation of|Ninja build failed|ninja: build stopped|Error building extension"),
     ("unsupported-model", r"not supported|Unsupported|does not support|is not supported|not validated"),
     # (an attribute a module or a class of another component lacks; not a None or a plain value that reached code
     # expecting an object)
