@@ -117,3 +117,15 @@ def test_a_traceback_cut_in_an_import_chain_is_read_as_the_import_step(catalog):
     running = IMPORT_CHAIN.replace("    from sglang.srt.entrypoints.http_server import launch_server\n",
                                    "    launch_server(server_args)\n").split("  File \"/home/u/.local/lib/python3.12/site-packages/sglang/srt/entrypoints/engine.py")[0]
     assert not diagnose_text(running, catalog).crash.during.startswith("importing")
+
+
+def test_an_import_step_crash_gets_no_run_time_candidates_from_the_modules_it_passes(catalog):
+    log = ('Traceback (most recent call last):\n'
+           '  File "/usr/local/bin/vllm", line 5, in <module>\n'
+           "    from vllm.entrypoints.cli.main import main\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/layer.py", line 30, in <module>\n'
+           "    from vllm import _custom_ops as ops\n")
+    report = diagnose_text(log, catalog)
+    assert report.crash.during.startswith("importing")
+    assert report.findings and all(
+        any(ev.subject == "<import>" for ev in f.evidence) for f in report.findings)

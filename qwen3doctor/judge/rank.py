@@ -13,6 +13,7 @@ from .combination import GATES, known_bad
 from .match import DATED, FRAGMENT
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
+from ..read.phases import IMPORTING
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 
 # what a hit on a required `match` clause is worth
@@ -76,8 +77,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             total += SUPPORT_WEIGHT["log"]
             continue
         if cut_short and kind == "log" and _traceback_line(ev.text, scan):
-            total += SUPPORT_WEIGHT["frames"]
-            path_hit = True
+            # (a traceback of imports runs through module top levels: a frame line there places no run-time cause)
+            if not any(c.during == IMPORTING for c in scan.crashes[:1]):
+                total += SUPPORT_WEIGHT["frames"]
+                path_hit = True
             continue
         if rm.generic.get(ev.clause):
             total += GENERIC_WEIGHT
@@ -252,6 +255,8 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
     if not _cut_traceback(scan):
         return None
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    if own[0].during == IMPORTING:
+        return None  # a module being imported is not where a run-time cause lives
     files = [f.file for f in reversed(own[0].frames) if _engine_file(f.file) or _abbreviated(rule, f.file)][:2]
     rule_words = _words(rule.id)
     platforms = rule.when.get("platform") or ()
