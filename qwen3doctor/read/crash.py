@@ -212,6 +212,8 @@ CONSEQUENCE_PATTERNS = re.compile(
 CLASSES: tuple[tuple[str, str], ...] = (
     ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|"
                               r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu: \[\w+\] page fault|Warp Illegal Address|Warp Out-of-range Address"),
+    # glibc's assert in host code (`Allocation.cpp:43: ...: Assertion `...' failed.`), not a CUDA kernel's
+    ("assertion", r"\.(?:c|cc|cpp|h|hpp):\d+: .*: Assertion `"),
     ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),
     ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible|"
                         r"is not defined for option 'gpu-name'"),
@@ -231,7 +233,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("version-mismatch", r"unrecognized arguments|invalid choice: |No module named|cannot import name|ImportError|"
                          r"(?<!'NoneType' object )(?<!'int' object )(?<!'str' object )(?<!'list' object )(?<!'dict' object )"
                          r"(?<!'tuple' object )(?<!'float' object )(?<!'bool' object )(?<!'Tensor' object )has no attribute"),
-    ("assertion", r"AssertionError|Assertion error|\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: .*: Assertion `"),
+    ("assertion", r"AssertionError|Assertion error|\.(?:cu|cuh):\d+: .*: Assertion `"),
     ("value-error", r"ValueError"),
 )
 _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
