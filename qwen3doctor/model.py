@@ -40,7 +40,7 @@ class Crash:
     last_line: int = 0  # the last line of its block (its exception line, message or native frames); 0: line_no
     during: str = ""  # what the server was doing, from the last start-up or serving line before it (read.phases)
     wraps: str = ""  # the exception type a wrapper names in brackets (`RayTaskError(KeyError): ...`)
-    cut_short: bool = False  # its message ends in "..." or stops mid-line where the paste ends: the rest is unknown
+    cut_short: bool = False  # its message ends in "..." or stops mid-line where the paste ends: the rest may be missing
 
     @property
     def span(self) -> tuple[int, int]:

@@ -85,7 +85,8 @@ def test_bad_input_is_one_line_never_a_traceback(tmp_path):
     binary = tmp_path / "weights.bin"
     binary.write_bytes(os.urandom(4096) + b"\x00" * 64)
     for args in (["diagnose", str(binary)], ["diagnose", str(tmp_path)], ["diagnose", str(tmp_path / "nope.log")],
-                 ["diagnose", "--format", "xml", str(EXAMPLE)], ["explain", "vllm#1"]):
+                 ["diagnose", "--format", "xml", str(EXAMPLE)], ["explain", "vllm#1"],
+                 ["diagnose", "--engine-version", "banana", str(EXAMPLE)]):
         r = run(*args)
         assert r.returncode == 2, args
         assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

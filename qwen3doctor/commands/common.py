@@ -143,6 +143,11 @@ def write(text: str, output: Path | None) -> None:
 
 
 def options_of(engine, engine_version, model, quantization, gpu, env) -> dict[str, str]:
+    if engine_version:
+        from ..versions import parse_version
+
+        if parse_version(engine_version) is None:
+            raise InputError(f"--engine-version expects a release such as 0.16.0rc2, got {engine_version!r}")
     opts = {"engine": engine, "engine_version": engine_version, "model": model, "quantization": quantization, "gpu": gpu}
     for item in env or []:
         key, sep, value = item.partition("=")

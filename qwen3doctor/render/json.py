@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..read.crash import ELLIPSIS
 from ..model import Crash, Finding, Report
 
 SCHEMA_VERSION = 1
@@ -18,6 +19,8 @@ def crash_dict(crash: Crash) -> dict:
         "role": crash.role,
         "line": crash.line_no,
         "during": crash.during or None,
+        # the message is cut off (a bare type at the paste's end) or cut short with "..."
+        "message_cut": crash.message_cut or crash.cut_short and bool(ELLIPSIS.search(crash.message)),
         "frames": [{"file": f.file, "line": f.line, "function": f.function} for f in crash.frames],
     }
 

@@ -19,9 +19,9 @@ def crash_line(crash) -> str:
         return f"{crash.crash_class}: {crash.exception_type} (no message)"
     what = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
     line = f"{crash.crash_class}: {what[:300]}" + ("…" if len(what) > 300 else "")
-    if getattr(crash, "cut_short", False):
-        line += (" (cut short in the paste: paste the whole line)" if ELLIPSIS.search(crash.message)
-                 else " (the paste ends here: the message may go on)")
+    if crash.cut_short and ELLIPSIS.search(crash.message):
+        # (a message that merely ends the paste may be whole: only the paster's "..." says it was cut)
+        line += " (cut short in the paste: paste the whole line)"
     return line
 
 
