@@ -287,3 +287,15 @@ def test_a_model_named_in_a_hand_written_listing_is_the_model(catalog):
     # a config key with a section under it, or a word that names no checkpoint, is no model
     assert diagnose_text("model:\n  path: /data/ckpt\n", catalog).environment.get("model") is None
     assert diagnose_text("Model: default\n", catalog).environment.get("model") is None
+
+
+def test_a_report_templates_markdown_listing_is_read(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    report = diagnose_text("- **Model**: Qwen/Qwen3-30B-A3B-FP8\n- **vLLM version**: 0.10.2\n- **CUDA**: 12.8\n"
+                           "- **TP**: 4\n- **PyTorch**: 2.8.0\n", catalog)
+    env = report.environment
+    assert (env.get("engine_version"), env.get("cuda"), env.get("tp"), env.get("torch")) == ("0.10.2", "12.8", 4, "2.8.0")
+    assert "fp8-block-quant-tp-indivisible" in [r.rule_id for r in report.risks]
+    plain = diagnose_text("CUDA: 12.8\nTP: 4\nModel: Qwen/Qwen3-30B-A3B-FP8\n", catalog)
+    assert plain.environment.get("tp") == 4 and plain.risks

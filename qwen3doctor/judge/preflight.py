@@ -557,7 +557,7 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
     Rules the launch contradicts (a workaround flag already set, a version past the fix, another platform)
     are not listed: `rule_alert` drops any rule with a contradicted condition."""
     env = scan.environment
-    if not (env.flags_known or env.get("engine_version") or env.get("gpu")):
+    if not (env.flags_known or env.get("engine_version") or env.get("gpu") or env.get("tp")):
         return ()
     command = str(env.get("serve_command") or "")
     report = check(command, env, catalog)

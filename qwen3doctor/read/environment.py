@@ -34,7 +34,7 @@ _QUICK_WORDS = tuple(
         "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
-        "nvrm",
+        "nvrm", "tp:", "tp size", "tensor parallel", "**",
     )
 )
 
@@ -62,6 +62,13 @@ _SIZE_KEYS = "tensor_parallel_size|pipeline_parallel_size|data_parallel_size|max
 _SWIFT_ARG = re.compile(rf"--(?:vllm_)?(?P<k>model|{_SIZE_KEYS})[ =](?P<v>\S+)")
 _REDIRECT = re.compile(r"\s(?:[12]?>>?|&>|\|)\s*(?=\S)|\s&\s*$")
 _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
+# a hand-written listing's key in Markdown bold (`- **CUDA**: 12.8`), and the keys such listings use that no tool
+# prints: the tensor-parallel size, the quantization, the CUDA release
+_MARKDOWN_KEY = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<k>[^*]{1,40}?)\s*[:：]?\*\*\s*[:：]?\s*(?P<v>\S.*?)\s*$")
+_HAND_KEY = re.compile(r"^\s*(?P<k>TP|TP size|tensor[ _]parallel(?:[ _]size)?|quantization|quant|CUDA|CUDA version)\s*[:=：]\s*"
+                       r"[`'\"]?(?P<v>\d+(?:\.\d+)*|[A-Za-z][\w-]*)[`'\"]?\s*$", re.I)
+_QUANT_WORDS = frozenset(("fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "int4", "int8", "w8a8", "nvfp4", "mxfp4",
+                          "bitsandbytes", "gguf", "compressed-tensors", "modelopt", "modelopt_fp4", "bf16", "fp16"))
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
 _PACKAGE_KEYS = {
@@ -326,6 +333,18 @@ class EnvCollector:
             self._line(joined)
 
     def _line(self, text: str) -> None:
+        md = _MARKDOWN_KEY.match(text) if "**" in text else None
+        if md:  # a report template's `- **vLLM version**: 0.10.2`: read as the listing line it stands for
+            text = f"{md.group('k').strip()}: {md.group('v').strip()}"
+        hand = _HAND_KEY.match(text) if ":" in text or "=" in text else None
+        if hand:
+            key, value = hand.group("k").lower().replace("_", " "), hand.group("v")
+            if key.startswith("t") and value.isdigit():
+                self.put("tp", int(value), "log: environment listing", P_LISTING)
+            elif key.startswith("q") and value.lower() in _QUANT_WORDS:
+                self.put("quantization_method", value.lower(), "log: environment listing", P_LISTING)
+            elif key.startswith("cuda"):
+                self.put("cuda", value, "log: environment listing", P_LISTING)
         assign = _SHELL_ASSIGN.match(text) if "=" in text else None
         if assign and len(self._shell_vars) < 50:
             self._shell_vars[assign.group("name")] = _unquote(assign.group("value"))
