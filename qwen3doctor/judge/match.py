@@ -249,7 +249,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if hits:
             _, at, i = min(hits)
             line = scan.lines[at] if at < len(scan.lines) else hay.lines[at]  # (a joined JSON object is the haystack's own)
-            return _hit(label, f"log line “{_short(line)}”", clause, clause.sources[i])
+            return _hit(label, f"log line “{_short(line)}”", clause, clause.sources[i], line=line)
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
@@ -310,10 +310,10 @@ def fragment_source(clause: Clause, text: str) -> str | None:
 GENERIC_MARK = " (generic)"
 
 
-def _hit(label: str, text: str, clause: Clause, source: str, subject: str = "") -> Evidence:
+def _hit(label: str, text: str, clause: Clause, source: str, subject: str = "", line: str = "") -> Evidence:
     """A hit; one made by a generic pattern (the bare IMA message, a bare KeyError) says so, and counts as weak."""
     generic = source in clause.generic_sources
-    return Evidence(label, HIT, text + (GENERIC_MARK if generic else ""), subject, generic=generic)
+    return Evidence(label, HIT, text + (GENERIC_MARK if generic else ""), subject, generic=generic, line=line)
 
 
 def _chained(crashes: list[Crash]):

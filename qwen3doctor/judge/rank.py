@@ -76,7 +76,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if crash_clauses_absent and kind == "log":
             total += SUPPORT_WEIGHT["log"]
             continue
-        if cut_short and kind == "log" and _traceback_line(ev.text, scan):
+        if cut_short and kind == "log" and _traceback_line(ev.line):
             # (a traceback of imports runs through module top levels: a frame line there places no run-time cause)
             if not any(c.during == IMPORTING for c in scan.crashes[:1]):
                 total += SUPPORT_WEIGHT["frames"]
@@ -113,9 +113,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
                 factor *= MISS_FACTOR.get(ev.clause, OTHER_MISS_FACTOR)
             misses.append(ev)
     hard_miss = any(ev.clause == "when.family" or ev.clause == "when.engine" and not agnostic for ev in misses)
-    if any(ev.clause == "when.engine" and not agnostic for ev in misses):
+    if any(ev.clause == "when.engine" and not agnostic for ev in misses) and _engine_read_from_log(scan):
         # another engine's cause: its message or frames, met in this engine's log, come from other code (a kernel
-        # library's or a transport's cause reads the same under either engine and is kept, demoted)
+        # library's or a transport's cause reads the same under either engine and is kept, demoted; so is a cause
+        # whose own lines contradict the engine a user named with --engine)
         return None
     # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
     on_path = _cut_traceback(scan) and any(
@@ -194,6 +195,11 @@ def confirm_note(rm: RuleMatch) -> tuple[str, ...]:
     return ()
 
 
+def _engine_read_from_log(scan: Scan) -> bool:
+    fact = scan.environment.facts.get("engine")
+    return fact is not None and str(fact.source).startswith("log")
+
+
 def engine_agnostic(rule) -> bool:
     """A kernel library's or a transport's cause (FlashInfer, NCCL / gloo, DeepEP, Triton): the rule's id names it."""
     return any(lib in rule.id.split("-") for lib in KERNEL_LIBRARIES)
@@ -204,16 +210,9 @@ _FRAME_LINE = re.compile(r'File \S*?"?[^"]*\.py"?, line \d+, in ')
 _CODE_LINE = re.compile(r"^ {4,}(?!--)[\w.\[\]()'\"]+.*[(=\[]")
 
 
-def _traceback_line(text: str, scan: Scan) -> bool:
-    """The line a `log` evidence text quotes is one of a traceback's own lines: a frame line, or the indented code
-    line under one."""
-    m = re.search(r"“(.*?)…?”", text)
-    if not m:
-        return False
-    shown = m.group(1)
-    if _FRAME_LINE.search(shown):
-        return True
-    return any(_CODE_LINE.match(line) for line in scan.lines if line.lstrip().startswith(shown[:60]) and shown)
+def _traceback_line(line: str) -> bool:
+    """A log line that is one of a traceback's own lines: a frame line, or the indented code line under one."""
+    return bool(_FRAME_LINE.search(line) or _CODE_LINE.match(line))
 
 
 MODULE_WEIGHT = 0.08
