@@ -90,6 +90,7 @@ class Evidence:
     generic: bool = False  # a hit made by a generic pattern (the bare IMA message, a bare KeyError): weak
     wants: str = ""  # a `when` condition's value as the rule writes it (">=0.17", "fp8, fp8-block", "--enforce-eager")
     line: str = ""  # the whole log line a `log` clause hit (its text quotes it shortened)
+    captured: tuple[tuple[str, str], ...] = ()  # the named groups of the pattern that hit (`(?P<estimate>\d+)`)
 
 
 @dataclass(frozen=True)

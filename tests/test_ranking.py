@@ -241,3 +241,15 @@ def test_another_engines_cause_is_no_candidate(catalog):
     report = diagnose_text(log, catalog)
     assert all("vllm" in f.engines or f.rule_id.split("-")[0] in ("flashinfer", "nccl", "gloo", "deepep", "triton")
                for f in report.findings)
+
+
+def test_a_fix_takes_the_number_the_message_printed(catalog):
+    log = ("(EngineCore_DP0 pid=88) ERROR 03-02 10:15:00 [core.py:710] ValueError: To serve at least one request with the "
+           "models's max seq len (262144), (24.0 GiB KV cache is needed, which is larger than the available KV cache memory "
+           "(3.18 GiB). Based on the available memory, the estimated maximum model length is 34736. Try increasing "
+           "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n")
+    top = diagnose_text(log, catalog).findings[0]
+    assert top.rule_id == "kv-cache-too-small-for-max-model-len"
+    assert any(f.command.endswith("--max-model-len 34736") for f in top.fixes)
+    cut = diagnose_text(log.split(" Based on")[0] + "\n", catalog).findings[0]
+    assert any(f.command.endswith("--max-model-len <estimate>") for f in cut.fixes)

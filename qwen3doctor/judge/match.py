@@ -208,8 +208,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 m = _search(pat, text, rule_id, src)
                 if m:
                     if crash.excerpt:
-                        return _hit(label, f"pasted lines “{_short(text)}”", clause, src, FRAGMENT)
-                    return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src)
+                        return _hit(label, f"pasted lines “{_short(text)}”", clause, src, FRAGMENT, m=m)
+                    return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src, m=m)
             head = _cut_head(crash, text, scan)
             if head is not None:
                 # a message the paste shortened with "...", or the last line of a paste that stops mid-line: what it
@@ -249,7 +249,9 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if hits:
             _, at, i = min(hits)
             line = scan.lines[at] if at < len(scan.lines) else hay.lines[at]  # (a joined JSON object is the haystack's own)
-            return _hit(label, f"log line “{_short(line)}”", clause, clause.sources[i], line=line)
+            source = clause.sources[i]
+            m = _search(compile_pattern("log", source), hay.lines[at], rule_id, source) if "(?P<" in source else None
+            return _hit(label, f"log line “{_short(line)}”", clause, source, line=line, m=m)
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
@@ -310,10 +312,13 @@ def fragment_source(clause: Clause, text: str) -> str | None:
 GENERIC_MARK = " (generic)"
 
 
-def _hit(label: str, text: str, clause: Clause, source: str, subject: str = "", line: str = "") -> Evidence:
-    """A hit; one made by a generic pattern (the bare IMA message, a bare KeyError) says so, and counts as weak."""
+def _hit(label: str, text: str, clause: Clause, source: str, subject: str = "", line: str = "", m=None) -> Evidence:
+    """A hit; one made by a generic pattern (the bare IMA message, a bare KeyError) says so, and counts as weak.
+    The named groups of the match `m` ride along for the fix commands (`{seen.estimate}`)."""
     generic = source in clause.generic_sources
-    return Evidence(label, HIT, text + (GENERIC_MARK if generic else ""), subject, generic=generic, line=line)
+    captured = tuple((k, v) for k, v in m.groupdict().items() if v) if m is not None and not getattr(m, "partial", False) else ()
+    return Evidence(label, HIT, text + (GENERIC_MARK if generic else ""), subject, generic=generic, line=line,
+                    captured=captured)
 
 
 def _chained(crashes: list[Crash]):

@@ -393,7 +393,8 @@ def _tie_shared(findings: list[Finding]) -> list[Finding]:
 def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     rule = rm.rule
     values = placeholder_values(env, rule.fixed_in)
-    fixes = [Fix(f.title, fill(f.command, values), f.cost) for f in versioned_fixes(rule, env)]
+    seen = {k: v for ev in tuple(rm.match) + tuple(rm.supports) if ev.state == "hit" for k, v in ev.captured}
+    fixes = [Fix(f.title, fill_seen(fill(f.command, values), seen), f.cost) for f in versioned_fixes(rule, env)]
     engine = env.get("engine")
     if engine in ("vllm", "sglang") and len(rule.engines) > 1:
         # a rule of both engines (a kernel library, a transport): the log's engine decides which launch to show
@@ -480,6 +481,15 @@ def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str
         "tp": str(env.get("tp") or "<tp>"),
         "fixed_version": str((fixed_in or {}).get("version") or "<fixed version>"),
     }
+
+
+_SEEN = re.compile(r"\{seen\.(\w+)\}")
+
+
+def fill_seen(command: str, seen: dict[str, str]) -> str:
+    """`{seen.NAME}`: the named group NAME of a rule pattern that hit this log (`estimated maximum model length is
+    (?P<estimate>\d+)`), else `<NAME>` for the user to fill in."""
+    return _SEEN.sub(lambda m: seen.get(m.group(1), f"<{m.group(1)}>"), command)
 
 
 def fill(template: str, values: dict[str, str]) -> str:
