@@ -488,7 +488,7 @@ _SEEN = re.compile(r"\{seen\.(\w+)\}")
 
 def fill_seen(command: str, seen: dict[str, str]) -> str:
     """`{seen.NAME}`: the named group NAME of a rule pattern that hit this log (`estimated maximum model length is
-    (?P<estimate>\d+)`), else `<NAME>` for the user to fill in."""
+    (?P<estimate>...)`), else `<NAME>` for the user to fill in."""
     return _SEEN.sub(lambda m: seen.get(m.group(1), f"<{m.group(1)}>"), command)
 
 
