@@ -299,3 +299,13 @@ def test_a_report_templates_markdown_listing_is_read(catalog):
     assert "fp8-block-quant-tp-indivisible" in [r.rule_id for r in report.risks]
     plain = diagnose_text("CUDA: 12.8\nTP: 4\nModel: Qwen/Qwen3-30B-A3B-FP8\n", catalog)
     assert plain.environment.get("tp") == 4 and plain.risks
+
+
+def test_an_old_engine_config_line_without_a_version_is_read(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    env = diagnose_text("INFO 07-10 12:01:33 llm_engine.py:60] Initializing an LLM engine with config: "
+                        "model='Qwen/Qwen3-8B', tokenizer='Qwen/Qwen3-8B', dtype=torch.float16, tensor_parallel_size=4, "
+                        "seed=0)\n", catalog).environment
+    assert (env.get("model"), env.get("tp"), env.get("engine")) == ("Qwen/Qwen3-8B", 4, "vllm")
+    assert env.get("engine_version") is None

@@ -86,7 +86,7 @@ _PACKAGE_KEYS = {
 }
 
 _ENGINE_CONFIG = re.compile(
-    r"Initializing an? (?:V\d )?LLM engine \(v(?P<ver>[^)]+)\) with config: (?P<cfg>.*)|"
+    r"Initializing an? (?:V\d )?LLM engine (?:\(v(?P<ver>[^)]+)\) )?with config: (?P<cfg>.*)|"
     r"Dumping input data for V1 LLM engine \(v(?P<ver2>[^)]+)\) with config: (?P<cfg2>.*)"
 )
 # also an image tag or install folder that names the release: `runner:cann8.2-310p-vllm0.10.0`, `venvs/vllm-v0-10-0/`
@@ -394,7 +394,9 @@ class EnvCollector:
         cfg = _ENGINE_CONFIG.search(text)
         if cfg:
             self.vote_engine("vllm", 5)
-            self.put("vllm", clean_version(cfg.group("ver") or cfg.group("ver2")), "log: engine start-up", P_STARTUP + 10)
+            version = cfg.group("ver") or cfg.group("ver2")  # (vLLM before 0.2 logged no version there)
+            if version:
+                self.put("vllm", clean_version(version), "log: engine start-up", P_STARTUP + 10)
             self._take_config(cfg.group("cfg") or cfg.group("cfg2") or "", "log: engine config", defaults=_VLLM_DEFAULT_VALUES)
             return
         ns = _NAMESPACE.search(text) if "Namespace(" in text else None
