@@ -309,3 +309,16 @@ def test_an_old_engine_config_line_without_a_version_is_read(catalog):
                         "seed=0)\n", catalog).environment
     assert (env.get("model"), env.get("tp"), env.get("engine")) == ("Qwen/Qwen3-8B", 4, "vllm")
     assert env.get("engine_version") is None
+
+
+def test_the_oom_messages_figures_say_how_much_another_process_holds(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    old = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.63 GiB (GPU 0; 44.56 GiB total "
+           "capacity; 27.91 GiB already allocated; 565.31 MiB free; 27.93 GiB reserved in total by PyTorch)\n")
+    assert diagnose_text(old, catalog).environment.get("memory_held_elsewhere") == "16.1 GiB"
+    new = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+           "79.19 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.12 GiB memory in use.\n")
+    report = diagnose_text(new, catalog)
+    assert report.environment.get("memory_held_elsewhere") == "none"
+    assert "gpu-memory-held-by-other-process" not in [f.rule_id for f in report.findings]

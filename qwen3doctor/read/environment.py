@@ -69,6 +69,20 @@ _HAND_KEY = re.compile(r"^\s*(?P<k>TP|TP size|tensor[ _]parallel(?:[ _]size)?|qu
                        r"[`'\"]?(?P<v>\d+(?:\.\d+)*|[A-Za-z][\w-]*)[`'\"]?\s*$", re.I)
 _QUANT_WORDS = frozenset(("fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "int4", "int8", "w8a8", "nvfp4", "mxfp4",
                           "bitsandbytes", "gguf", "compressed-tensors", "modelopt", "modelopt_fp4", "bf16", "fp16"))
+# torch's CUDA OOM figures: before torch 2.1 `(GPU 0; 44.56 GiB total capacity; 27.91 GiB already allocated; 565.31 MiB
+# free; 27.93 GiB reserved in total by PyTorch)`; later `GPU 0 has a total capacity of 79.19 GiB of which 1.2 GiB is
+# free. ... this process has 45.1 GiB memory in use.`
+_SIZE = r"(?P<{0}>[\d.]+) ?(?P<{0}_u>[KMG]i?B)"
+_OOM_OLD = re.compile(rf"GPU \d+; {_SIZE.format('total')} total capacity; [\d.]+ ?[KMG]i?B already allocated; "
+                      rf"{_SIZE.format('free')} free; {_SIZE.format('own')} reserved in total by PyTorch")
+_OOM_NEW = re.compile(rf"total capacity of {_SIZE.format('total')} of which {_SIZE.format('free')} is free\..*?"
+                      rf"this process has {_SIZE.format('own')} memory in use")
+
+
+def _gib(value: str, unit: str) -> float:
+    return float(value) / {"K": 1024 ** 2, "M": 1024, "G": 1}[unit[0]]
+
+
 _PIP_ROW = re.compile(r"^(?P<k>[A-Za-z][\w.-]+)\s{2,}(?P<v>\d[\w.+-]*)\s*$")
 
 _PACKAGE_KEYS = {
@@ -416,6 +430,8 @@ class EnvCollector:
             return
         self._packages(text)
         self._hardware(text)
+        if "out of memory" in text and "total capac" in text:
+            self._memory_elsewhere(text)
         arch = _ARCH.search(text)
         if arch and "is already registered" not in text:  # (a platform plugin re-registering classes at start-up)
             self.put("architecture", arch.group("a"), "log", P_STARTUP)
@@ -447,6 +463,17 @@ class EnvCollector:
             self.vote_engine("sglang")
         if "vllm" in text and _VLLM_MODULE.search(text):
             self.vote_engine("vllm")
+
+    def _memory_elsewhere(self, text: str) -> None:
+        """torch's OOM message gives the device's total, its free memory and what this process holds: what is left
+        over is held by another process (a second server, an orphaned worker), even where NVML cannot name it."""
+        m = _OOM_OLD.search(text) or _OOM_NEW.search(text)
+        if m is None:
+            return
+        total, free, own = (_gib(m.group(k), m.group(k + "_u")) for k in ("total", "free", "own"))
+        elsewhere = total - free - own
+        held = f"{elsewhere:.1f} GiB" if elsewhere >= max(1.0, 0.1 * total) else "none"
+        self.put("memory_held_elsewhere", held, "log: the figures of the OOM message", P_LISTING)
 
     def _swift(self, text: str) -> None:
         """ms-swift's launch with its vLLM backend (`swift rollout --model X --vllm_tensor_parallel_size 2 ...`): read
