@@ -322,3 +322,10 @@ def test_the_oom_messages_figures_say_how_much_another_process_holds(catalog):
     report = diagnose_text(new, catalog)
     assert report.environment.get("memory_held_elsewhere") == "none"
     assert "gpu-memory-held-by-other-process" not in [f.rule_id for f in report.findings]
+
+
+def test_hand_written_keys_take_only_values_of_their_kind(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    env = diagnose_text("CUDA: available\nTP: 4\nquant: awq\nCUDA version: 12.8\n", catalog).environment
+    assert (env.get("cuda"), env.get("tp"), env.get("quantization")) == ("12.8", 4, "awq")

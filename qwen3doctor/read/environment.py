@@ -34,7 +34,7 @@ _QUICK_WORDS = tuple(
         "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
-        "nvrm", "tp:", "tp size", "tensor parallel", "**",
+        "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**",
     )
 )
 
@@ -65,8 +65,8 @@ _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 # a hand-written listing's key in Markdown bold (`- **CUDA**: 12.8`), and the keys such listings use that no tool
 # prints: the tensor-parallel size, the quantization, the CUDA release
 _MARKDOWN_KEY = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<k>[^*]{1,40}?)\s*[:：]?\*\*\s*[:：]?\s*(?P<v>\S.*?)\s*$")
-_HAND_KEY = re.compile(r"^\s*(?P<k>TP|TP size|tensor[ _]parallel(?:[ _]size)?|quantization|quant|CUDA|CUDA version)\s*[:=：]\s*"
-                       r"[`'\"]?(?P<v>\d+(?:\.\d+)*|[A-Za-z][\w-]*)[`'\"]?\s*$", re.I)
+_HAND_KEY = re.compile(r"^\s*(?:(?P<tp>TP|TP size|tensor[ _]parallel(?:[ _]size)?)|(?P<quant>quantization|quant)|"
+                       r"(?P<cuda>CUDA|CUDA version))\s*[:=：]\s*[`'\"]?(?P<v>\d+(?:\.\d+)*|[A-Za-z][\w-]*)[`'\"]?\s*$", re.I)
 _QUANT_WORDS = frozenset(("fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "int4", "int8", "w8a8", "nvfp4", "mxfp4",
                           "bitsandbytes", "gguf", "compressed-tensors", "modelopt", "modelopt_fp4", "bf16", "fp16"))
 # torch's CUDA OOM figures: before torch 2.1 `(GPU 0; 44.56 GiB total capacity; 27.91 GiB already allocated; 565.31 MiB
@@ -352,12 +352,12 @@ class EnvCollector:
             text = f"{md.group('k').strip()}: {md.group('v').strip()}"
         hand = _HAND_KEY.match(text) if ":" in text or "=" in text else None
         if hand:
-            key, value = hand.group("k").lower().replace("_", " "), hand.group("v")
-            if key.startswith("t") and value.isdigit():
+            value = hand.group("v")
+            if hand.group("tp") and value.isdigit():
                 self.put("tp", int(value), "log: environment listing", P_LISTING)
-            elif key.startswith("q") and value.lower() in _QUANT_WORDS:
+            elif hand.group("quant") and value.lower() in _QUANT_WORDS:
                 self.put("quantization_method", value.lower(), "log: environment listing", P_LISTING)
-            elif key.startswith("cuda"):
+            elif hand.group("cuda") and value[:1].isdigit():  # (a release, not `CUDA: available`)
                 self.put("cuda", value, "log: environment listing", P_LISTING)
         assign = _SHELL_ASSIGN.match(text) if "=" in text else None
         if assign and len(self._shell_vars) < 50:
