@@ -327,3 +327,26 @@ def test_check_lists_a_launch_that_is_a_rules_known_setting_as_a_possible(catalo
     found = [a for a in report.alerts if a.key == "qwen3-reasoning-parser-prompt-opened-think"]
     assert found and found[0].level == POSSIBLE and found[0].decided_by == "the server's own output"
     assert any("--reasoning-parser" in b for b in found[0].because)
+
+
+def test_a_log_that_stops_inside_a_start_up_step_lists_the_known_crashes_of_that_step(catalog):
+    """A reporter pastes the log up to where the server died, the exception being in the issue's title: the step
+    it stops in (here CUDA-graph capture on SGLang, with batch sizes up to 320) names the causes that crash there.
+    Risks only: the verdict stays clean."""
+    from pathlib import Path
+
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    logs = Path(__file__).parent.parent / "examples" / "logs"
+    text = (logs / "sglang" / "flashinfer-workspace-buffer-overflow--qwen3-vl-8b-paste-stops-in-capture.log").read_text()
+    report = diagnose_text(text, catalog)
+    assert report.verdict.value == "no-crash" and not report.findings
+    top = report.risks[0]
+    assert top.rule_id == "flashinfer-workspace-buffer-overflow" and top.basis == "risk" and top.confidence == "low"
+    assert "the log stops while capturing CUDA graphs" in [ev.text for ev in top.evidence]
+    # the same launch, with its server up and serving: the step was passed, nothing of it is a risk
+    served = text + "[2025-11-20 09:14:41] The server is fired up and ready to roll!\n"
+    assert "flashinfer-workspace-buffer-overflow" not in [r.rule_id for r in diagnose_text(served, catalog).risks]
+    # a log that stops in capture with nothing but the step's own progress lines ties no cause to it
+    plain = (logs / "vllm" / "no-crash--qwen3-8b-paste-stops-in-capture.log").read_text()
+    assert diagnose_text(plain, catalog).risks == ()

@@ -43,6 +43,50 @@ def test_a_terminal_wrap_is_undone_only_where_lines_go_on_mid_text(catalog):
     assert [t for _, t, _ in unwrapped(later)][-2:] == ["q" * 70, "next"]
 
 
+@pytest.mark.parametrize("example, width", [
+    ("sglang/fp8-block-quant-tp-indivisible--sglang-10852.log", 80),  # a frame's function and the message cut mid-word
+    ("sglang/fp8-block-quant-tp-indivisible--sglang-10852.log", 100),
+    ("vllm/qwen3-omni-audio-feature-lengths-shape--vllm-27906.log", 100),  # a cut that leaves a space in front
+    ("vllm/nccl-init-system-error--vllm-neg-minimax-42.log", 100),  # an exception line cut twice
+    ("sglang/rocm-hsa-memory-aperture-violation--sglang-neg-22714.log", 132),
+])
+def test_a_short_paste_copied_from_a_terminal_is_joined_again(catalog, example, width):
+    """A paste of a few lines holds one or two lines cut at the window's width, too few to count as a wrapped log:
+    it is joined when every line that wide goes on with text that cannot start a line of its own."""
+    from qwen3doctor.tools.perturb import _wrap
+
+    text = (LOGS / example).read_text()
+    want = diagnose_text(text, catalog).findings[0].rule_id
+    got = diagnose_text(_wrap(text, width), catalog)
+    assert got.findings and got.findings[0].rule_id == want, [f.rule_id for f in got.findings[:3]]
+
+
+def test_a_short_paste_is_not_joined_where_a_line_of_its_own_follows():
+    from qwen3doctor.read.prefixes import unwrapped
+
+    wide = "x" * 99 + "y"
+    # the widest line followed by a record, a frame or an exception line: lines of their own, not the rest of it
+    for following in ("INFO 06-01 22:29:39 next record", '  File "a.py", line 1, in f', "KeyError: 'x'",
+                      "torch.OutOfMemoryError: CUDA out of memory."):
+        lines = [(1, wide, 0), (2, following, 0)]
+        assert list(unwrapped(lines)) == lines
+    # a narrower line that also goes on mid-sentence: the text runs over lines by itself, no window cut it
+    prose = [(1, "The model failed to load because", 0), (2, "the checkpoint is incomplete", 0), (3, wide, 0), (4, "tail", 0)]
+    assert list(unwrapped(prose)) == prose
+
+
+def test_a_wrapped_serve_command_keeps_its_continued_lines(catalog):
+    """A command continued with backslashes whose lines a terminal also cut: the joined pieces leave no gap, so the
+    lines after the first still belong to the command (a gap ends it)."""
+    from qwen3doctor.tools.perturb import _wrap
+
+    command = ("CUDA_VISIBLE_DEVICES=0,1 python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B-Instruct-2507-FP8 \\\n"
+               "  --pipeline-parallel-size 2 --context-length 16384 --quantization fp8 --disable-overlap-schedule "
+               "--mem-fraction-static 0.85\n")
+    env = diagnose_text(_wrap(command, 80), catalog).environment
+    assert env.get("pp") == 2 and str(env.get("quantization")).startswith("fp8")
+
+
 def test_common_indentation_is_removed_but_a_log_at_column_zero_is_left_alone():
     from qwen3doctor.read.prefixes import dedented
 

@@ -12,7 +12,7 @@ from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_lite
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import later, phase_of, phase_of_frames, stopped_in
-from ..read.prefixes import SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
+from ..read.prefixes import JOINED, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -88,7 +88,7 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
         else:
             parser.feed(line_no, process, text, process is not None, record)
     if why & ENV:
-        collector.feed(text, process, line_no)
+        collector.feed(text, process, line_no, line_no + why // JOINED)
         if process is not None and " TP" in line[:160] and SGLANG_RECORD.search(line, 0, 160):
             collector.vote_engine("sglang")  # an SGLang record inside a wrapper's tag (`(RolloutRayActor pid=1) [... TP0] `)
     if record is not None:
@@ -288,9 +288,13 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     risks: tuple = ()
     steps = next_steps(scan, ranked)
     if verdict is Verdict.CLEAN:
-        from .preflight import launch_risks  # only a crash-free log pays for the preflight tables
+        from .preflight import MAX_RISKS, launch_risks, step_risks  # only a crash-free log pays for the preflight tables
 
         risks = launch_risks(scan, catalog)
+        if scan.stopped_in:
+            step = step_risks(scan, catalog)
+            # a cause of the step it stopped in first, then the launch's own problems
+            risks = (step + tuple(r for r in risks if r.rule_id not in {s.rule_id for s in step}))[:MAX_RISKS]
         if risks:
             steps.insert(0, RISK_STEP)
         if scan.stopped_in:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..read import environment as envmod
 from ..read.command import canonical_flag, read_command
@@ -33,9 +33,9 @@ from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
 from .match import evaluate, when_states
 from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
-from .rank import fixes_for, rank_key, score
+from .rank import confirm_note, fixes_for, rank_key, score
 from ..versions import parse_version
-from ..read.phases import SERVING, phase_of_frames
+from ..read.phases import SERVING, phase_of, phase_of_frames, step_frames
 
 WARNING, POSSIBLE, NOTE = "warning", "possible", "note"
 LAUNCHERS = {
@@ -580,6 +580,55 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
             notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk"))
     out.sort(key=rank_key)
     return tuple(out[:MAX_RISKS])
+
+
+STEP_NOTE = "the log stops while {phase}: a known crash of that step for this launch, not a diagnosis"
+STEP_FILE = "<the step the log stops in>"
+NOT_OWN = ("when.engine", "when.platform", "when.not_flags")  # true of every launch of that engine and step
+
+
+def step_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
+    """The known crashes of the start-up step a crash-free log stops in (`scan.stopped_in`: its last lines load the
+    weights, size the KV cache or capture CUDA graphs, and nothing follows): the rules a traceback cut in that step
+    would make candidates of, each with a fact of its own in the log (a supporting line, the family, the
+    quantization or a flag its conditions name) and none contradicting it, as low-confidence risks. A reporter who
+    pastes the log up to where the server died often stops right there, the exception being in the issue's title."""
+    phase = scan.stopped_in
+    steps = step_frames(phase) if phase else frozenset()
+    if not steps:
+        return ()
+    frames = tuple(Frame(STEP_FILE, None, name) for name in sorted(steps))
+    cut = Crash("unknown", None, "", None, scan.lines_read, frames=frames, during=phase)
+    as_cut = replace(scan, crashes=(cut,))
+    # the lines the server printed inside the step (from the first line of the last run of lines that mark it)
+    marks = [phase_of(line) for line in scan.lines]
+    began = next((i + 1 for i in range(len(marks) - 1, -1, -1) if marks[i] not in (None, phase)), 0)
+    in_step = set(scan.lines[began:])
+    out = []
+    for rule in catalog.rules.values():
+        rm = evaluate(rule, as_cut)
+        found = score(rm, as_cut)
+        if found is None or found.basis not in ("supporting", "path"):
+            continue
+        evidence = tuple(ev for ev in found.evidence if ev.state != "unknown" and not (
+            ev.clause == "supports.frames" and ev.subject in steps))
+        if found.basis != "path" and not _logged_in(rule, in_step):
+            continue  # its lines are of another step: no crash of this one
+        if not any(ev.state == "hit" and not ev.generic and ev.clause not in NOT_OWN and not (ev.line and phase_of(ev.line))
+                   for ev in evidence):
+            continue  # the step alone (its own progress lines, a workaround not set): every cause of it would be listed
+        out.append(replace(found, confidence="low", basis="risk",
+                           evidence=(Evidence("phase", "hit", f"the log stops while {phase}"),) + evidence,
+                           notes=(STEP_NOTE.format(phase=phase),) + confirm_note(rm)))
+    out.sort(key=rank_key)
+    return tuple(out[:MAX_RISKS])
+
+
+def _logged_in(rule: Rule, lines: set[str]) -> bool:
+    """One of the rule's `log` patterns (a crash or a supporting one) matches one of these lines."""
+    clauses = [cl for alternative in rule.match for cl in alternative] + list(rule.supports)
+    sources = [src for cl in clauses if cl.kind == "log" for src in cl.sources]
+    return any(_matches(src, line) for src in sources for line in lines)
 
 
 MIN_LAUNCH_SUPPORTS = 2

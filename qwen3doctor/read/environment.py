@@ -287,13 +287,14 @@ class EnvCollector:
             self.vote_engine("vllm")
 
     # -- lines -----------------------------------------------------------------------------------
-    def feed(self, text: str, process: str | None = None, line_no: int | None = None) -> None:
+    def feed(self, text: str, process: str | None = None, line_no: int | None = None, last_no: int | None = None) -> None:
         """One line of the log. With line numbers, a gap (lines the scan did not select) ends a command
-        continued with backslashes: what comes after the gap is not part of it."""
+        continued with backslashes: what comes after the gap is not part of it. (`last_no`: the number of the last
+        line of a line that a terminal's wrap had cut into several.)"""
         if line_no is not None:
             if self._pending_command is not None and self._last_line is not None and line_no > self._last_line + 1:
                 self._end_command()
-            self._last_line = line_no
+            self._last_line = line_no if last_no is None else max(line_no, last_no)
         if process:
             if process.startswith(("EngineCore", "VllmWorker", "Worker_", "APIServer", "RayWorkerWrapper")):
                 self.vote_engine("vllm")

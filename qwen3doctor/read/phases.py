@@ -91,6 +91,20 @@ def phase_of_frames(functions) -> str | None:
     return None
 
 
+def step_frames(phase: str) -> frozenset[str]:
+    """The engine functions that run the start-up step a phase label names (empty for serving and for a step no
+    traceback table covers, such as torch.compile)."""
+    if phase.startswith(("loading the checkpoint", "processing the weights")) or phase == LOADING:
+        phase = LOADING
+    elif phase.startswith("setting up the KV cache"):
+        phase = SIZING
+    elif phase.startswith("warming up after CUDA graph"):
+        phase = CAPTURING
+    if phase == SERVING:
+        return frozenset()
+    return next((steps for label, steps in _FRAME_PHASES if label == phase), frozenset())
+
+
 def later(phase: str, than: str) -> bool:
     """`phase` comes after `than` in a start-up (both labels of PHASES; a templated label is never later)."""
     return phase in _ORDER and than in _ORDER and _ORDER[phase] > _ORDER[than]

@@ -208,8 +208,11 @@ def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, 
         yield n, t[width:] if t.startswith(pad) else t, why
 
 
+# added to a line's `why` once for each further line joined into it (the selection flags stay in the low bits)
+JOINED = 1 << 8
 UNWRAP_MIN_WIDTH = 60
 UNWRAP_MIN_CUT = 3
+SHORT_WRAP_MIN_WIDTH = 80  # a terminal window is seldom narrower; a short paste's longest line often is
 MAX_JOINED = 1 << 20  # the reader's limit on one line (reader.MAX_LINE)
 
 
@@ -344,9 +347,11 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
     console that folds at a fixed width) has every long line cut into pieces exactly as wide as the window,
     which splits exception lines, frames and the words rules look for. When the first lines show it - no line
     wider than W (at least UNWRAP_MIN_WIDTH), and UNWRAP_MIN_CUT or more (and most) of the lines exactly W wide
-    followed by a line that goes on mid-text - a line exactly W wide is joined with the next line. Once a line wider than W appears, nothing more is joined (it was not wrapped)."""
+    followed by a line that goes on mid-text - a line exactly W wide is joined with the next line; a paste too short
+    to hold that many is judged by `_short_paste_wrapped`. Once a line wider than W appears, nothing more is joined
+    (it was not wrapped)."""
     it = iter(lines)
-    head, _ = _head(it, 4 * DEDENT_SAMPLE)
+    head, whole = _head(it, 4 * DEDENT_SAMPLE)
     width = max((len(t) for _, t, _ in head), default=0)
     full = [i for i, (_, t, _) in enumerate(head) if len(t) == width]
     if len(full) >= UNWRAP_MIN_CUT and 2 * sum(1 for i in full if head[i][1].endswith("  ")) > len(full):
@@ -355,8 +360,10 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
         return
     # a cut: the next line goes on mid-text (not indented, not a new record starting like the wide one); lines that
     # merely share a length (one prefix, similar frames) are followed by new records
-    cuts = sum(1 for i in full if i + 1 < len(head) and head[i + 1][0] == head[i][0] + 1 and _goes_on(head[i][1], head[i + 1][1]))
-    if width < UNWRAP_MIN_WIDTH or cuts < UNWRAP_MIN_CUT or 2 * cuts < len(full):
+    goes_on = [i for i in full if i + 1 < len(head) and head[i + 1][0] == head[i][0] + 1 and _goes_on(head[i][1], head[i + 1][1])]
+    cuts = len(goes_on)
+    short_cut = whole and _short_paste_wrapped(head, full, goes_on, width)
+    if width < UNWRAP_MIN_WIDTH or (cuts < UNWRAP_MIN_CUT and not short_cut) or 2 * cuts < len(full):
         yield from head
         yield from it
         return
@@ -367,7 +374,9 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
             width = 1 << 62  # not a wrapped paste after all
         if held is not None:
             if n == last + 1:
-                held = (held[0], held[1] + t, held[2] | why)
+                # numbered as its first piece; the pieces after it counted in `why` (JOINED), so that the line after
+                # the last one follows with no gap (a gap ends a command continued with backslashes)
+                held = (held[0], held[1] + t, (held[2] | why) + JOINED)
                 last = n
                 if len(t) != width or len(held[1]) >= MAX_JOINED:  # a joined line is no longer than a read one
                     yield held
@@ -383,8 +392,44 @@ def unwrapped(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str,
         yield held
 
 
+def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width: int) -> bool:
+    """A paste read whole that holds too few wide lines to count: wrapped at `width` when every line exactly that
+    wide goes on, each time with text that cannot start a line of its own (a record prefix, a frame, an exception
+    line), and no narrower line is followed by mid-sentence text (a message that spans lines by itself is no wrap)."""
+    if width < SHORT_WRAP_MIN_WIDTH or not goes_on or len(goes_on) != len(full) \
+            or any(_RECORD_START.match(head[i + 1][1]) for i in goes_on):
+        return False
+    if len(goes_on) == 1:
+        # one cut is weak evidence: the wide line must stop mid-word or at a space (or the rest start with a space or
+        # a closing mark), and the rest must not read as a line of its own (an exception, a `file.py:N` frame, a
+        # listing's row)
+        wide, rest = head[goes_on[0]][1], head[goes_on[0] + 1][1]
+        if not (wide[-1:].isalnum() or wide.endswith(("_", " ")) or rest[:1] in (" ", ":", ";", ",", ".", ")", "]", "}")) \
+                or _OWN_LINE_STRICT.match(rest):
+            return False
+    for i in range(len(head) - 1):
+        if len(head[i][1]) >= width or i - 1 in goes_on or head[i + 1][0] != head[i][0] + 1:
+            continue  # a wide line, or the rest of one
+        following = head[i + 1][1]
+        if _goes_on(head[i][1], following) and _MID_SENTENCE.match(following) \
+                and not (_RECORD_START.match(following) or _OWN_LINE.match(following)):
+            return False
+    return True
+
+
 def _goes_on(wide: str, following: str) -> bool:
-    return bool(following) and not following[0].isspace() and following[:8] != wide[:8]
+    # a wrap at a space leaves one space in front of the rest; an indented line (a frame, a code line) has two
+    return bool(following.strip()) and not following[:2].isspace() and following[:8] != wide[:8]
+
+
+# after a line that was not cut, an exception of any spelling (`ncclSystemError: ...`) starts a line of its own
+_OWN_LINE = re.compile(r"\w+(?:Error|Exception):")
+_OWN_LINE_STRICT = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S")
+_MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
+# how a line of its own starts: a timestamp, a level, a process or rank prefix, a traceback's lines, an exception
+_RECORD_START = re.compile(
+    r"\s*(?:\[|\(|\d{4}-\d\d-\d\d|\d\d-\d\d \d|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|File \"|"
+    r"During handling|The above exception|[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b|\w+(?:\.\w+)*\.[A-Z]\w*:)")
 
 
 def _chain(first: list, rest: Iterator) -> Iterator:
