@@ -256,3 +256,17 @@ def test_a_cut_traceback_in_aiter_is_rocm_and_names_the_aiter_rules(catalog):
     assert any(i.startswith("aiter-") for i in ids)
     fi = [f for f in report.findings if f.rule_id == "flashinfer-sampling-ima"]
     assert not fi or fi[0].confidence == "low" and any("platform" in n for n in fi[0].notes)
+
+
+def test_a_traceback_cut_in_tritons_kernel_loader_points_at_triton_causes(catalog):
+    """A paste that stops in Triton's compiled-kernel loader (where it raises OutOfResources and other launch
+    errors): the candidates are the Triton causes, not a rule whose only tie is the `__getattribute__` dunder that
+    any attribute access passes through (a transformers config's, here)."""
+    cut = ("[2025-05-03 10:42:31 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+           '  File "/opt/conda/lib/python3.12/site-packages/triton/runtime/jit.py", line 653, in run\n'
+           "    kernel.run(grid_0, grid_1, grid_2, stream, kernel.function, kernel.packed_metadata, launch_metadata,\n"
+           '  File "/opt/conda/lib/python3.12/site-packages/triton/compiler/compiler.py", line 395, in __getattribute__\n'
+           "    self.\n")
+    found = diagnose_text(cut, catalog).findings
+    assert found and all(f.rule_id.startswith("triton-") and f.confidence == "low" for f in found)
+    assert "transformers-v5-rope-parameters-missing" not in [f.rule_id for f in found]

@@ -278,7 +278,8 @@ def _abbreviated(rule, file: str) -> bool:
 # engine packages that rule ids name by an abbreviation (`ct-moe-scheme-unsupported` lives in compressed_tensors/)
 # (and kernel libraries whose package a rule id names: `aiter-...` for a traceback stopping in aiter/)
 ID_ABBREVIATIONS = (("/compressed_tensors/", "ct"), ("/fla/ops/", "gdn"), ("/gdn_", "gdn"), ("/aiter/", "aiter"),
-                    ("/flashinfer/", "flashinfer"), ("/deep_gemm/", "deepgemm"), ("/deep_ep/", "deepep"))
+                    ("/flashinfer/", "flashinfer"), ("/deep_gemm/", "deepgemm"), ("/deep_ep/", "deepep"),
+                    ("/triton/compiler/", "triton"), ("/triton/runtime/", "triton"))
 
 
 def _cut_traceback(scan: Scan) -> bool:
@@ -410,8 +411,12 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     return tuple(fixes)
 
 
-_LAUNCH = re.compile(r"(?:^|[\s;&|(])(?:(?P<v>vllm serve|vllm\.entrypoints|VLLM_[A-Z0-9_]+=)|"
-                     r"(?P<s>sglang\.launch_server|sglang serve|sglang\.srt|SGLANG_[A-Z0-9_]+=|SGL_[A-Z0-9_]+=))")
+# (also an upgrade of one engine's package, and the kernel-tuning scripts of each source tree: vLLM's
+# `benchmarks/kernels/`, SGLang's `benchmark/kernels/`)
+_LAUNCH = re.compile(r"(?:^|[\s;&|(])(?:(?P<v>vllm serve|vllm\.entrypoints|VLLM_[A-Z0-9_]+=|benchmarks/kernels/|"
+                     r"pip install (?:-U |--upgrade )*[\"']?vllm(?![\w-]))|"
+                     r"(?P<s>sglang\.launch_server|sglang serve|sglang\.srt|SGLANG_[A-Z0-9_]+=|SGL_[A-Z0-9_]+=|benchmark/kernels/|"
+                     r"pip install (?:-U |--upgrade )*[\"']?sglang(?![\w-])))")
 
 
 def _launches(command: str) -> str | None:

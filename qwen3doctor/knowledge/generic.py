@@ -42,7 +42,7 @@ GENERIC_EXCEPTIONS = (
 SCAFFOLD_FRAMES = (
     "__init__", "__call__", "forward", "_call_impl", "_wrapped_call_impl", "run", "main", "_bootstrap", "wrapper",
     "inner", "decorate_context", "_fn", "apply", "__getitem__", "step", "sync_wrapper",
-    "<module>", "<lambda>", "<listcomp>", "_run_module_as_main", "_run_code", "__getattr__", "__post_init__",
+    "<module>", "<lambda>", "<listcomp>", "_run_module_as_main", "_run_code", "__getattr__", "__getattribute__", "__post_init__",
     "_init_executor", "_process_engine_step", "get_response", "wait_for_engine_startup", "collective_rpc", "run_method",
     "build_async_engine_client_from_engine_args", "run_event_loop", "dispatch_event_loop",
     # the V0 engine's loop (MQLLMEngine): every V0 crash at serving time passes these
