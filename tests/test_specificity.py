@@ -270,3 +270,24 @@ def test_a_traceback_cut_in_tritons_kernel_loader_points_at_triton_causes(catalo
     found = diagnose_text(cut, catalog).findings
     assert found and all(f.rule_id.startswith("triton-") and f.confidence == "low" for f in found)
     assert "transformers-v5-rope-parameters-missing" not in [f.rule_id for f in found]
+
+
+def test_a_platform_ports_cause_is_on_a_cut_tracebacks_path_only_through_the_ports_files(catalog):
+    """The engine's own step frames (profile_run, _dummy_run) are the same on every platform: with the platform
+    unknown, a cut traceback through vllm/v1/worker/ makes no candidate of an Ascend- or ROCm-only cause, and one
+    through vllm_ascend/ does."""
+    prefix = "(EngineCore_0 pid=12806) ERROR 08-12 22:06:00 [core.py:683] "
+    frames = ['  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 244, in determine_available_memory',
+              "    self.model_runner.profile_run()",
+              '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2524, in profile_run',
+              "    = self._dummy_run(self.max_num_tokens, is_profile=True)",
+              '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2299, in _dummy_run',
+              "    outputs = self.model(",
+              ""]
+    cuda = diagnose_text("".join(prefix + f + "\n" for f in frames), catalog)
+    assert cuda.findings, "the step's candidates"
+    ports = {rid for rid, r in catalog.rules.items() if r.when.get("platform") and "cuda" not in r.when["platform"]}
+    assert not ports & {f.rule_id for f in cuda.findings}
+    ascend = [f.replace("vllm/v1/worker/gpu_model_runner.py", "vllm_ascend/worker/model_runner_v1.py") for f in frames]
+    npu = diagnose_text("".join(prefix + f + "\n" for f in ascend), catalog)
+    assert ports & {f.rule_id for f in npu.findings}

@@ -120,7 +120,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         return None
     # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
     on_path = _cut_traceback(scan) and any(
-        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD for ev in rm.supports)
+        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD for ev in rm.supports
+    ) and _in_port(rule, scan)
     basis = "evidence"
     extra: tuple[Evidence, ...] = ()
     module = _module_of_cut(rule, scan) if rule.match and not strong and not misses else None
@@ -269,6 +270,21 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
         if _abbreviated(rule, file):
             return file
     return None
+
+
+def _in_port(rule, scan: Scan) -> bool:
+    """A rule of a platform port (ROCm, Ascend, ... and not CUDA) is on a cut traceback's path only when the log's
+    platform is that one or, with the platform unknown, the traceback runs through the port's files (vllm_ascend/,
+    aiter/, ...): the engine's own step frames (profile_run, _dummy_run) are the same on every platform, and most
+    logs come from CUDA."""
+    platforms = rule.when.get("platform") or ()
+    if not platforms or "cuda" in platforms or scan.environment.get("platform"):
+        return True  # (a known platform is judged by the rule's `when.platform` condition)
+    own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    files = [f.file.lower() for c in own[:1] for f in c.frames]
+    marks = [_PLATFORM_PATH.get(p, "\0") for p in platforms] + [short for _, short in ID_ABBREVIATIONS
+                                                                 if short in rule.id.split("-")]
+    return any(mark in file for mark in marks for file in files)
 
 
 def _abbreviated(rule, file: str) -> bool:
