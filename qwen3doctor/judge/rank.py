@@ -227,7 +227,8 @@ COMMON_WORDS = frozenset((
     "weight", "weights", "unsupported", "error", "failed", "mismatch", "invalid", "crash", "cudagraph", "memory",
     "illegal", "access", "start", "startup", "missing", "dist", "packages", "site", "local", "compile", "compilation",
     "vllm", "sglang", "srt", "omni", "ascend", "qwen", "qwen3", "qwen35", "entry", "points", "api", "serve", "served",
-    "launch", "cli", "args", "arg", "parser", "handler", "handlers", "wrapper", "load", "loading",
+    "launch", "cli", "args", "arg", "parser", "handler", "handlers", "wrapper", "load", "loading", "state", "states",
+    "copy", "parallel",
 ))
 _ENGINE_PATH = ("/vllm/", "/sglang/", "/vllm_ascend/", "/vllm_omni/", "/sglang_omni/")
 
