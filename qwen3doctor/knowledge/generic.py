@@ -90,6 +90,11 @@ ORDINARY_LINES = (
     "(APIServer pid=1) INFO:     Waiting for application startup.",
     "(APIServer pid=1) INFO:     Application startup complete.",
     "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
+    # the periodic statistics of a server at work (with prefix caching on, as by default)
+    "(APIServer pid=1) INFO 03-02 10:16:05 [loggers.py:123] Engine 000: Avg prompt throughput: 1520.3 tokens/s, Avg "
+    "generation throughput: 180.2 tokens/s, Running: 12 reqs, Waiting: 0 reqs, GPU KV cache usage: 8.1%, Prefix cache hit rate: 41.7%",
+    "[2026-03-02 10:16:05 TP0] Decode batch, #running-req: 12, #token: 20480, token usage: 0.05, cuda graph: True, "
+    "gen throughput (token/s): 820.44, #queue-req: 0",
     "[2025-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tp_size=1)",
     "[2025-05-01 10:00:05 TP0] Init torch distributed begin.",
     "[2025-05-01 10:00:06 TP0] Load weight begin. avail mem=78.50 GB",
