@@ -190,6 +190,23 @@ def test_a_crash_while_serving_proves_the_architecture_was_registered(catalog):
     assert "vllm-too-old-for-architecture" not in [f.rule_id for f in report.findings]
 
 
+def test_a_crash_in_the_models_own_forward_proves_the_build_has_the_class(catalog):
+    # a fork that backports a newer model keeps its base version in the banner (0.10.0 here, before any release
+    # registered Qwen3-Next): the model's forward in the engine's own model file shows this build has the class
+    log = ("(APIServer pid=7) INFO 08-28 15:34:23 [api_utils.py:347]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.10.0\n"
+           "$ vllm serve /data/model-cache/Qwen3-Next-80B-A3B-Instruct-FP8/ --tensor-parallel-size 4\n" + records(
+               "(Worker_TP0 pid=2061) ERROR 08-28 15:40:02 [multiproc_executor.py:703] ",
+               "Traceback (most recent call last):",
+               '  File "/data/vllm-backport/vllm/compilation/decorators.py", line 509, in __call__',
+               "    output = self.compiled_callable(*args, **kwargs)",
+               '  File "/data/vllm-backport/vllm/models/qwen3_next/model.py", line 494, in forward',
+               "    hidden_states = layer(positions, hidden_states)",
+               "RuntimeError: shape '[4, 16, 128]' is invalid for input of size 4096"))
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("family") == "qwen3-next" and str(report.environment.get("engine_version")) == "0.10.0"
+    assert "vllm-too-old-for-architecture" not in [f.rule_id for f in report.findings]
+
+
 def test_a_traceback_dated_to_the_release_that_fixed_a_cause_may_be_one_of_its_pre_releases(catalog):
     # the thinker's audio path exists from 0.11.1 on; the shape bug lived in 0.11.1's own pre-releases, which carry the
     # same functions: dating the frames to ">= 0.11.1" must not rule the cause out

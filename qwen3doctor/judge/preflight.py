@@ -478,12 +478,18 @@ def unregistered_rule(env: Environment, catalog: Catalog, version=None) -> tuple
 
 
 def _served(crash) -> bool:
-    """The crash happened while the engine served requests with its own model class: the architecture was
-    registered (by the engine or a plugin such as vllm-omni), whatever the release index says of the version its
-    functions date the traceback to. (Through the Transformers fallback a model the engine does not register still
+    """The crash happened while the engine served requests with its own model class, or in that class's forward: the
+    architecture was registered (by the engine, a plugin such as vllm-omni or a fork), whatever the release index
+    says of the version its functions date the traceback to. (Through the Transformers fallback a model the engine does not register still
     serves, so a traceback in that backend proves nothing.)"""
     phase = crash.during or phase_of_frames(crash.functions)
-    return phase == SERVING and not any("/models/transformers" in f.file for f in crash.frames)
+    if any("/models/transformers" in f.file for f in crash.frames):
+        return False
+    # the model's own forward ran in one of the engine's model files: whatever release the banner names (a fork that
+    # backports a model keeps its base version), this build has the class
+    in_model = any(f.function == "forward" and "/models/" in f.file and ("vllm" in f.file or "sglang" in f.file)
+                   for f in crash.frames)
+    return phase == SERVING or in_model
 
 
 def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
