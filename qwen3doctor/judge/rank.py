@@ -260,9 +260,8 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
         return None  # a module being imported is not where a run-time cause lives
     files = [f.file for f in reversed(own[0].frames) if _engine_file(f.file) or _abbreviated(rule, f.file)][:2]
     rule_words = _words(rule.id)
-    platforms = rule.when.get("platform") or ()
     for file in files:
-        if platforms and "cuda" not in platforms and not any(_PLATFORM_PATH.get(p, "\0") in file.lower() for p in platforms):
+        if _ported(rule) and not _port_file(rule, file):
             continue  # a platform port's cause lives in the port's files (vllm_ascend/...), not in the engine's own
         tail = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py")
         for word in _words(tail):
@@ -278,14 +277,21 @@ def _in_port(rule, scan: Scan) -> bool:
     platform is that one or, with the platform unknown, the traceback runs through the port's files (vllm_ascend/,
     aiter/, ...): the engine's own step frames (profile_run, _dummy_run) are the same on every platform, and most
     logs come from CUDA."""
-    platforms = rule.when.get("platform") or ()
-    if not platforms or "cuda" in platforms or scan.environment.get("platform"):
+    if not _ported(rule) or scan.environment.get("platform"):
         return True  # (a known platform is judged by the rule's `when.platform` condition)
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
-    files = [f.file.lower() for c in own[:1] for f in c.frames]
-    marks = [_PLATFORM_PATH.get(p, "\0") for p in platforms] + [short for _, short in ID_ABBREVIATIONS
-                                                                 if short in rule.id.split("-")]
-    return any(mark in file for mark in marks for file in files)
+    return any(_port_file(rule, f.file) or _abbreviated(rule, f.file) for c in own[:1] for f in c.frames)
+
+
+def _ported(rule) -> bool:
+    """The rule is about a platform port (ROCm, Ascend, XPU, ...), not CUDA."""
+    platforms = rule.when.get("platform") or ()
+    return bool(platforms) and "cuda" not in platforms
+
+
+def _port_file(rule, file: str) -> bool:
+    """A file of the port the rule's platforms name (`vllm_ascend/...` for npu, a `rocm` path for rocm)."""
+    return any(_PLATFORM_PATH.get(p, "\0") in file.lower() for p in rule.when.get("platform") or ())
 
 
 def _abbreviated(rule, file: str) -> bool:

@@ -405,7 +405,7 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
         # listing's row)
         wide, rest = head[goes_on[0]][1], head[goes_on[0] + 1][1]
         if not (wide[-1:].isalnum() or wide.endswith(("_", " ")) or rest[:1] in (" ", ":", ";", ",", ".", ")", "]", "}")) \
-                or _OWN_LINE_STRICT.match(rest):
+                or _OWN_LINE.match(rest):
             return False
     for i in range(len(head) - 1):
         if len(head[i][1]) >= width or i - 1 in goes_on or head[i + 1][0] != head[i][0] + 1:
@@ -422,9 +422,9 @@ def _goes_on(wide: str, following: str) -> bool:
     return bool(following.strip()) and not following[:2].isspace() and following[:8] != wide[:8]
 
 
-# after a line that was not cut, an exception of any spelling (`ncclSystemError: ...`) starts a line of its own
-_OWN_LINE = re.compile(r"\w+(?:Error|Exception):")
-_OWN_LINE_STRICT = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S")
+# text that reads as a line of its own although it starts mid-sentence: an exception of any spelling
+# (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`)
+_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S")
 _MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
 # how a line of its own starts: a timestamp, a level, a process or rank prefix, a traceback's lines, an exception
 _RECORD_START = re.compile(
