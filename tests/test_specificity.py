@@ -291,3 +291,17 @@ def test_a_platform_ports_cause_is_on_a_cut_tracebacks_path_only_through_the_por
     ascend = [f.replace("vllm/v1/worker/gpu_model_runner.py", "vllm_ascend/worker/model_runner_v1.py") for f in frames]
     npu = diagnose_text("".join(prefix + f + "\n" for f in ascend), catalog)
     assert ports & {f.rule_id for f in npu.findings}
+
+
+def test_a_common_rules_fixes_for_one_engine_are_not_shown_on_the_others_log(catalog):
+    """A rule of both engines (a Triton kernel config) carries fixes for each: an SGLang log gets SGLang's tuning
+    script and server flags, not vLLM's tuning script or a vLLM upgrade."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "examples" / "logs" / "sglang"
+            / "triton-fused-moe-config-exceeds-smem--qwen3-30b-a3b-fp8-dynamic-l40-concurrency.log").read_text()
+    top = diagnose_text(text, catalog).findings[0]
+    assert top.rule_id == "triton-fused-moe-config-exceeds-smem"
+    commands = [f.command for f in top.fixes if f.command]
+    assert commands and commands[0].startswith("python benchmark/kernels/fused_moe_triton/")
+    assert not any("benchmarks/kernels/" in c or c.startswith("pip install -U vllm") for c in commands)
