@@ -293,8 +293,9 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         risks = launch_risks(scan, catalog)
         if scan.stopped_in:
             step = step_risks(scan, catalog)
+            listed = {s.rule_id for s in step}
             # a cause of the step it stopped in first, then the launch's own problems
-            risks = (step + tuple(r for r in risks if r.rule_id not in {s.rule_id for s in step}))[:MAX_RISKS]
+            risks = (step + tuple(r for r in risks if r.rule_id not in listed))[:MAX_RISKS]
         if risks:
             steps.insert(0, RISK_STEP)
         if scan.stopped_in:

@@ -34,6 +34,7 @@ from .combination import KNOWN, known_bad
 from .match import evaluate, when_states
 from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
 from .rank import confirm_note, fixes_for, rank_key, score
+from .fingerprint import is_engine_file
 from ..versions import parse_version
 from ..read.phases import SERVING, phase_of, phase_of_frames, step_frames
 
@@ -487,8 +488,7 @@ def _served(crash) -> bool:
         return False
     # the model's own forward ran in one of the engine's model files: whatever release the banner names (a fork that
     # backports a model keeps its base version), this build has the class
-    in_model = any(f.function == "forward" and "/models/" in f.file and ("vllm" in f.file or "sglang" in f.file)
-                   for f in crash.frames)
+    in_model = any(f.function == "forward" and "/models/" in f.file and is_engine_file(f.file) for f in crash.frames)
     return phase == SERVING or in_model
 
 

@@ -64,7 +64,16 @@ GENERIC_FRAMES = SCAFFOLD_FRAMES + (
 )
 # Lines a healthy start-up or a healthy server prints, whatever later goes wrong: a `log` pattern that matches one
 # of them says nothing about a crash, so a hit on it is weak (it never makes a rule a candidate on its own).
-ORDINARY_LINES = (
+# the periodic statistics of a server at work (vLLM's throughput line with prefix caching on, as by default; SGLang's
+# batch lines), with the numbers traffic carries (the lint of rule patterns runs them too: tools.ruletools.TRAFFIC)
+STATISTICS_LINES = (
+    "(APIServer pid=1) INFO 03-02 10:15:30 [loggers.py:123] Engine 000: Avg prompt throughput: 2080.5 tokens/s, Avg "
+    "generation throughput: 1024.0 tokens/s, Running: 100 reqs, Waiting: 40 reqs, GPU KV cache usage: 30.9%, "
+    "Prefix cache hit rate: 80.0%",
+    "[2025-05-01 10:00:00 TP0] Decode batch, #running-req: 4090, #token: 3090, token usage: 0.50, cuda graph: True, "
+    "gen throughput (token/s): 2080.12, #queue-req: 100",
+)
+ORDINARY_LINES = STATISTICS_LINES + (
     "INFO 03-02 10:15:01 [__init__.py:241] Automatically detected platform cuda.",
     "INFO 03-02 10:15:01 [__init__.py:43] Available plugins for group vllm.platform_plugins:",
     # what vllm-ascend prints on every start (a platform is a `when.platform` gate, not a sign of one cause)
@@ -90,11 +99,6 @@ ORDINARY_LINES = (
     "(APIServer pid=1) INFO:     Waiting for application startup.",
     "(APIServer pid=1) INFO:     Application startup complete.",
     "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
-    # the periodic statistics of a server at work (with prefix caching on, as by default)
-    "(APIServer pid=1) INFO 03-02 10:16:05 [loggers.py:123] Engine 000: Avg prompt throughput: 1520.3 tokens/s, Avg "
-    "generation throughput: 180.2 tokens/s, Running: 12 reqs, Waiting: 0 reqs, GPU KV cache usage: 8.1%, Prefix cache hit rate: 41.7%",
-    "[2026-03-02 10:16:05 TP0] Decode batch, #running-req: 12, #token: 20480, token usage: 0.05, cuda graph: True, "
-    "gen throughput (token/s): 820.44, #queue-req: 0",
     "[2025-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tp_size=1)",
     "[2025-05-01 10:00:05 TP0] Init torch distributed begin.",
     "[2025-05-01 10:00:06 TP0] Load weight begin. avail mem=78.50 GB",

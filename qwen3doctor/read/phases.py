@@ -14,20 +14,25 @@ LOADING = "loading the model"
 SIZING = "sizing the KV cache (profiling memory after the weights loaded)"
 CAPTURING = "capturing CUDA graphs"
 SERVING = "serving requests (start-up had finished)"
+# labels of the steps between those, some with figures filled in (their fixed part names the step)
+CHECKPOINT = "loading the checkpoint (shard {done} of {total} loaded)"
+WEIGHTS_LOADED = "processing the weights (all {total} checkpoint shards loaded)"
+KV_SETUP = "setting up the KV cache and attention (before CUDA graph capture)"
+WARMING = "warming up after CUDA graph capture"
 # (label, pattern), in the order a start-up goes through them; the label may name groups of the match
 PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(pattern)) for label, pattern in (
-    ("loading the checkpoint (shard {done} of {total} loaded)",
+    (CHECKPOINT,
      r"Loading (?:safetensors |pt |bin |gguf )?checkpoint shards:\s*\d+% Completed \| (?P<done>\d+)/(?P<total>\d+)"),
     (LOADING, r"Starting to load model |Load weight begin|Loading model weights(?! took)|Loading weights with"),
     (SIZING,
      r"Loading (?:model )?weights took|Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
     ("compiling the model (torch.compile)", r"Compiling a graph for (?:dynamic|compile range)|Dynamo bytecode transform time"),
-    ("setting up the KV cache and attention (before CUDA graph capture)",
+    (KV_SETUP,
      r"KV Cache is allocated|Memory pool end\b|GPU KV cache size:"),
     (CAPTURING,
      r"Capturing CUDA graph|Capturing cudagraphs|Capture cuda graph begin|Capture piecewise CUDA graph begin|"
      r"Capturing batches \(|Capture npu graph begin"),
-    ("warming up after CUDA graph capture", r"Graph capturing finished|Capture cuda graph end"),
+    (WARMING, r"Graph capturing finished|Capture cuda graph end"),
     (SERVING,
      r"Application startup complete|The server is fired up and ready to roll|Uvicorn running on|"
      r"\"(?:POST|GET) /v1/\S+ HTTP/1\.1\" \d{3}|\] (?:Prefill|Decode) batch[.,]|Avg prompt throughput:"),
@@ -58,7 +63,7 @@ def phase_of(text: str) -> str | None:
         if m:
             groups = m.groupdict()
             if groups.get("done") is not None and groups["done"] == groups.get("total"):
-                return f"processing the weights (all {groups['total']} checkpoint shards loaded)"
+                return WEIGHTS_LOADED.format(total=groups["total"])
             return label.format(**groups)
     return None
 
@@ -94,12 +99,9 @@ def phase_of_frames(functions) -> str | None:
 def step_frames(phase: str) -> frozenset[str]:
     """The engine functions that run the start-up step a phase label names (empty for serving and for a step no
     traceback table covers, such as torch.compile)."""
-    if phase.startswith(("loading the checkpoint", "processing the weights")) or phase == LOADING:
-        phase = LOADING
-    elif phase.startswith("setting up the KV cache"):
-        phase = SIZING
-    elif phase.startswith("warming up after CUDA graph"):
-        phase = CAPTURING
+    for label, step in ((CHECKPOINT, LOADING), (WEIGHTS_LOADED, LOADING), (KV_SETUP, SIZING), (WARMING, CAPTURING)):
+        if phase.startswith(label.split("{", 1)[0]):
+            phase = step
     if phase == SERVING:
         return frozenset()
     return next((steps for label, steps in _FRAME_PHASES if label == phase), frozenset())

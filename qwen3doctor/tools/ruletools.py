@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..knowledge.catalog import Catalog
+from ..knowledge.generic import STATISTICS_LINES
 from ..judge.pipeline import diagnose_scan, scan_source, with_crash_signs
 from ..model import Report, Scan
 from ..read.reader import LineSource, open_source
@@ -188,12 +189,7 @@ def release_problems(catalog: Catalog) -> tuple[list[str], list[str]]:
 
 # a healthy server's ordinary lines, with the numbers traffic carries (throughputs, token counts, ports, ids):
 # a `log` pattern that matches one of them would report its cause on every busy log
-TRAFFIC = (
-    "(APIServer pid=1) INFO 03-02 10:15:30 [loggers.py:123] Engine 000: Avg prompt throughput: 2080.5 tokens/s, Avg "
-    "generation throughput: 1024.0 tokens/s, Running: 100 reqs, Waiting: 40 reqs, GPU KV cache usage: 30.9%, "
-    "Prefix cache hit rate: 80.0%",
-    "[2025-05-01 10:00:00 TP0] Decode batch, #running-req: 4090, #token: 3090, token usage: 0.50, cuda graph: True, "
-    "gen throughput (token/s): 2080.12, #queue-req: 100",
+TRAFFIC = STATISTICS_LINES + (
     "[2025-05-01 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 8192, #cached-token: 4096, token usage: 0.01, "
     "#running-req: 5090, #queue-req: 0, input throughput (token/s): 3080.63",
     '(APIServer pid=1) INFO:     10.0.2.80:20800 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
