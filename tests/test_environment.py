@@ -329,3 +329,40 @@ def test_hand_written_keys_take_only_values_of_their_kind(catalog):
 
     env = diagnose_text("CUDA: available\nTP: 4\nquant: awq\nCUDA version: 12.8\n", catalog).environment
     assert (env.get("cuda"), env.get("tp"), env.get("quantization")) == ("12.8", 4, "awq")
+
+
+def _tags(*processes):
+    c = EnvCollector()
+    for p in processes:
+        c.note_process(p)
+    return merge_environment(c, Overrides())
+
+
+def test_process_tags_name_the_active_parallelisms():
+    # vLLM names a worker's TP / PP / EP rank only when that parallelism is on; SGLang its records the same way
+    assert _tags("Worker_TP3_EP3 pid=12").get("parallel") == "TP EP"
+    assert _tags("Worker_PP1_TP0 pid=12").get("parallel") == "TP PP"
+    assert _tags("VllmWorker TP3 pid=2211").get("parallel") == "TP"
+    assert _tags("DP0 TP3 EP3").get("parallel") == "TP EP"
+    # the engine core carries a DP rank at any size, and a plain worker tag names no rank
+    assert _tags("EngineCore_DP0 pid=300", "Worker pid=301", "APIServer pid=1").get("parallel") is None
+
+
+def test_stated_sizes_beat_process_tags():
+    env = env_of("INFO 09-06 00:38:00 [core.py:74] Initializing a V1 LLM engine (v0.11.0) with config: "
+                 "model='Qwen/Qwen3-8B', tensor_parallel_size=2, pipeline_parallel_size=1")
+    assert env.get("parallel") == "TP"
+    assert env_of("$ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp-size 1").get("parallel") == "none"
+
+
+def test_the_runner_a_launch_asks_for():
+    assert env_of("$ vllm serve Qwen/Qwen3-Embedding-8B --task embed").get("runner") == "pooling"
+    assert env_of("$ vllm serve Qwen/Qwen3-Embedding-8B --runner draft").get("runner") == "generate"
+    # any flag that asks for pooling wins over one that names generation
+    assert env_of("$ vllm serve Qwen/Qwen3-Embedding-8B --runner generate --convert embed").get("runner") == "pooling"
+    assert env_of("$ python -m sglang.launch_server --model-path Qwen/Qwen3-Embedding-8B --is-embedding").get("runner") == "pooling"
+    assert env_of("(APIServer pid=1) INFO 10-21 09:14:06 [utils.py:233] non-default args: "
+                  "{'model_tag': 'Qwen/Qwen3-Embedding-8B', 'runner': 'pooling'}").get("runner") == "pooling"
+    # no runner flag, or `auto`: the engine decides, and the log says nothing
+    assert env_of("$ vllm serve Qwen/Qwen3-Embedding-8B --runner auto").get("runner") is None
+    assert env_of("$ vllm serve Qwen/Qwen3-8B").get("runner") is None

@@ -133,3 +133,26 @@ def test_a_clients_error_asks_for_the_servers_log(catalog):
     # the same exception type raised inside the engine is the engine's
     server = client.replace("/home/u/bench.py", "/x/site-packages/vllm/entrypoints/openai/serving_chat.py")
     assert not any("client's error" in s for s in diagnose_text(server, catalog).next_steps)
+
+
+ADVISED = '''(Worker_TP1 pid=107559) ERROR 09-07 14:27:41 [multiproc_executor.py:972] WorkerProc failed to start.
+(Worker_TP1 pid=107559) ERROR 09-07 14:27:41 [multiproc_executor.py:972] Traceback (most recent call last):
+(Worker_TP1 pid=107559) ERROR 09-07 14:27:41 [multiproc_executor.py:972]   File "/opt/venv/lib/python3.12/site-packages/vllm/distributed/kv_transfer/kv_connector/v1/nixl/worker.py", line 256, in __init__
+(Worker_TP1 pid=107559) ERROR 09-07 14:27:41 [multiproc_executor.py:972]     assert is_conv_state_dim_first(), (
+(Worker_TP1 pid=107559) ERROR 09-07 14:27:41 [multiproc_executor.py:972] AssertionError: {message}
+'''
+
+
+def test_an_unexplained_crash_whose_message_asks_for_a_change_leads_with_it(catalog):
+    report = diagnose_text(ADVISED.format(
+        message="3-read Mamba conv transfer requires DS conv state layout. Set VLLM_SSM_CONV_STATE_LAYOUT=DS"), catalog)
+    assert not report.findings
+    assert report.next_steps[0].startswith("The error's own message asks for `VLLM_SSM_CONV_STATE_LAYOUT=DS`")
+    flag = diagnose_text(ADVISED.format(message="chunked prefill is required here; pass --enable-chunked-prefill"), catalog)
+    assert any("`--enable-chunked-prefill`: add it to the serve command" in s for s in flag.next_steps)
+    knob = diagnose_text(ADVISED.format(message="not enough blocks: try increasing `gpu_memory_utilization` or "
+                                                "decreasing `max_model_len`"), catalog)
+    assert any("increase `gpu_memory_utilization` (the serve flag `--gpu-memory-utilization`)" in s for s in knob.next_steps)
+    # a message with no change in it adds nothing ("set up" is no setting)
+    plain = diagnose_text(ADVISED.format(message="conv state was not set up for this layer"), catalog)
+    assert not any("own message" in s for s in plain.next_steps)

@@ -305,3 +305,56 @@ def test_a_common_rules_fixes_for_one_engine_are_not_shown_on_the_others_log(cat
     commands = [f.command for f in top.fixes if f.command]
     assert commands and commands[0].startswith("python benchmark/kernels/fused_moe_triton/")
     assert not any("benchmarks/kernels/" in c or c.startswith("pip install -U vllm") for c in commands)
+
+
+CUT_IN_LOAD_MODEL = '''{tag} ERROR 09-06 00:38:50 [multiproc_executor.py:944] WorkerProc failed to start.
+{tag} ERROR 09-06 00:38:50 [multiproc_executor.py:944] Traceback (most recent call last):
+{tag} ERROR 09-06 00:38:50 [multiproc_executor.py:944]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/multiproc_executor.py", line 680, in __init__
+{tag} ERROR 09-06 00:38:50 [multiproc_executor.py:944]     self.worker.load_model()
+{tag} ERROR 09-06 00:38:50 [multiproc_executor.py:944]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 502, in load_model
+{tag} ERROR 09-06 00:38:50 [multiproc_executor.py:944]     self.model_runner.load_model(load_dummy_weights=load_dummy_weights)
+'''
+
+
+def test_worker_tags_prove_tensor_parallelism_and_order_the_causes_that_need_it_first(catalog):
+    tp = diagnose_text(CUT_IN_LOAD_MODEL.format(tag="(Worker_TP1_EP1 pid=331)"), catalog)
+    assert tp.environment.get("parallel") == "TP EP"
+    ids = [f.rule_id for f in tp.findings]
+    assert ids[0] == "vision-heads-not-divisible-by-tp" and all(f.confidence == "low" for f in tp.findings)
+    # the same cut in a single-GPU worker (no rank in its tag): no fact about TP, the cause is one of the rest
+    alone = diagnose_text(CUT_IN_LOAD_MODEL.format(tag="(EngineCore_DP0 pid=331)"), catalog)
+    assert alone.environment.get("parallel") is None
+    assert [f.rule_id for f in alone.findings][0] != "vision-heads-not-divisible-by-tp"
+    # a launch stated at TP 1 contradicts it: no longer a candidate
+    at_one = diagnose_text("INFO 09-06 00:38:00 [core.py:74] Initializing a V1 LLM engine (v0.11.0) with config: "
+                           "model='Qwen/Qwen3-VL-8B-Instruct', tensor_parallel_size=1, pipeline_parallel_size=1\n"
+                           + CUT_IN_LOAD_MODEL.format(tag="(EngineCore_DP0 pid=331)"), catalog)
+    assert at_one.environment.get("parallel") == "none"
+    assert "vision-heads-not-divisible-by-tp" not in [f.rule_id for f in at_one.findings]
+
+
+def test_tensor_parallelism_alone_is_no_known_problem_of_a_launch(catalog):
+    """A gate, not a fact: TP 4 with the quantization unknown lists no FP8-block risk (FP8 would be the fact)."""
+    plain = diagnose_text("$ vllm serve Qwen/Qwen3-30B-A3B --tensor-parallel-size 8\n", catalog)
+    assert plain.environment.get("parallel") == "TP"
+    assert "fp8-block-quant-tp-indivisible" not in [f.rule_id for f in plain.risks]
+    fp8 = diagnose_text("$ vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 8\n", catalog)
+    assert "fp8-block-quant-tp-indivisible" in [f.rule_id for f in fp8.risks]
+
+
+EMBEDDING_CUT = '''$ vllm serve Qwen/Qwen3-Embedding-8B{flags}
+(EngineCore_DP0 pid=2168) ERROR 05-19 14:19:59 [core.py:936] EngineCore failed to start.
+(EngineCore_DP0 pid=2168) ERROR 05-19 14:19:59 [core.py:936] Traceback (most recent call last):
+(EngineCore_DP0 pid=2168) ERROR 05-19 14:19:59 [core.py:936]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 106, in __init__
+(EngineCore_DP0 pid=2168) ERROR 05-19 14:19:59 [core.py:936]     self.model_executor = executor_class(vllm_config)
+(EngineCore_DP0 pid=2168) ERROR 05-19 14:19:59 [core.py:936]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/executor/abstract.py", line 101, in __init__
+(EngineCore_DP0 pid=2168) ERROR 05-19 14:19:59 [core.py:936]     self._init_executor()
+'''
+
+
+def test_a_launch_that_asked_for_pooling_contradicts_the_generate_runner_cause(catalog):
+    asked = lambda flags: [f.rule_id for f in diagnose_text(EMBEDDING_CUT.format(flags=flags), catalog).findings]
+    assert "qwen3-embedding-served-as-generate" in asked(" --runner draft")
+    assert "qwen3-embedding-served-as-generate" in asked("")  # nothing said: still a candidate
+    assert "qwen3-embedding-served-as-generate" not in asked(" --task embed")
+    assert "qwen3-embedding-served-as-generate" not in asked(" --runner pooling --convert embed")

@@ -408,3 +408,18 @@ def test_compiler_output_gives_the_compilers_own_error_line(catalog):
             '2 errors detected in the compilation of "/root/.cache/vllm/sm90_kernel.cu".\n')
     first = primary(nvcc, catalog)
     assert first.crash_class == "build-failure" and "identifier" in first.message
+
+
+WINDOWS_CUT = r'''(Worker_TP0 pid=20128) ERROR 07-13 22:52:58 [multiproc_executor.py:1007]   File "C:\Users\me\vllm\venv312\Lib\site-packages\vllm\v1\worker\gpu_model_runner.py", line 6065, in _dummy_run
+(Worker_TP0 pid=20128) ERROR 07-13 22:52:58 [multiproc_executor.py:1007]     outputs = self.model(
+(Worker_TP0 pid=20128) ERROR 07-13 22:52:58 [multiproc_executor.py:1007]   File "C:\Users\me\vllm\venv312\Lib\site-packages\vllm\model_executor\models\qwen3_5.py", line 505, in forward
+(Worker_TP0 pid=20128) ERROR 07-13 22:52:58 [multiproc_executor.py:1007]     hidden_states = self.language_model.model(
+'''
+
+
+def test_a_windows_builds_frame_paths_read_like_any_others(catalog):
+    report = diagnose_text(WINDOWS_CUT, catalog)
+    frames = report.crash.frames
+    assert frames[-1].file.endswith("/site-packages/vllm/model_executor/models/qwen3_5.py")
+    assert report.environment.get("family") == "qwen3.5"  # the model file names the family, as on Linux
+    assert report.environment.get("engine_releases")  # and the engine's own frames date the release

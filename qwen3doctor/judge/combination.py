@@ -15,8 +15,8 @@ from ..versions import bounded_above
 KNOWN, POSSIBLE = "known", "possible"
 HIT, MISS, UNKNOWN = "hit", "miss", "unknown"
 # where the launch runs: a gate holds or is contradicted, and says nothing about which crash of that engine,
-# model family or platform this is
-GATES = ("when.engine", "when.family", "when.platform")
+# model family or platform this is (nor does tensor parallelism, `env: {parallel: TP}`: most large launches use it)
+GATES = ("when.engine", "when.family", "when.platform", "when.env.parallel")
 # facts that set a launch apart from others of the same engine, family and platform
 FACTS = ("when.quantization", "when.flags", "when.gpu", "when.compute_capability")
 
@@ -38,6 +38,8 @@ def discriminating(rule: Rule, clause: str) -> bool:
     variable, or a version window with an upper bound. A workaround flag not set (`not_flags`), a version before
     the fix (`fixed_in`) and an open-ended version range (`>=0.17`) hold for nearly every launch of their
     release and later: they can contradict a combination, never make one."""
+    if clause in GATES:
+        return False
     if clause in FACTS or clause.startswith("when.env."):
         return True
     return clause == "when.engine_version" and bounded_above(str(rule.raw_when.get("engine_version", "")))

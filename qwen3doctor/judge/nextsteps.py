@@ -75,9 +75,49 @@ def next_steps(scan: Scan, findings: list[Finding]) -> list[str]:
             steps.append("The log does not show " + "; ".join(t for _, t in missing)
                          + ": add them (or pass --engine-version / --model / --gpu, or --env-auto on the machine that crashed).")
     if not findings and primary is not None:
+        steps[:0] = own_advice(primary)  # what the error itself asks for comes first
         steps.extend(BY_CLASS.get(primary.crash_class, []))
         steps.extend(GENERIC)
     return list(dict.fromkeys(steps))
+
+
+# -- what the error's own message tells the user to change ----------------------------------------------------
+# an engine's error often ends in the change it wants: "... Set VLLM_SSM_CONV_STATE_LAYOUT=DS", "please pass
+# --trust-remote-code", "Try increasing `gpu_memory_utilization`"
+_ADVISED_ENV = re.compile(r"\b(?:[Ss]et(?:ting)?|[Ee]xport|[Uu]se)\s+(?:the\s+)?(?:(?:env(?:ironment)?\s+)?var(?:iable)?\s+)?"
+                          r"`?(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*=\s*(?P<value>[^\s`'\",;)]+)")
+_ADVISED_FLAG = re.compile(r"\b(?:[Uu]s(?:e|ing)|[Pp]ass(?:ing)?|[Aa]dd(?:ing)?|[Ss]et(?:ting)?|[Ee]nabl(?:e|ing)|[Dd]isabl(?:e|ing)"
+                           r"|[Ss]pecify(?:ing)?|[Tt]ry|[Rr]un(?:ning)? with)\s+(?:the\s+)?(?:flag\s+|option\s+|argument\s+)?"
+                           r"`?(?P<flag>--[a-z][a-z0-9-]+)(?:[ =](?P<value>[\w.:/-]+))?")
+_ADVISED_KNOB = re.compile(r"\b(?P<verb>[Ii]ncreas|[Dd]ecreas|[Rr]educ|[Ll]ower|[Rr]ais)(?:e|es|ing)\s+(?:the\s+)?"
+                          r"`?(?P<knob>(?:--)?[a-z]+(?:[_-][a-z]+)+)`?")
+# a keyword argument the message asks for (`trust_remote_code=True`): the serve command's flag of that name
+_ADVISED_ARG = re.compile(r"\b(?:[Pp]ass|[Ss]et)\s+(?:the\s+)?(?:argument\s+|option\s+)?`?(?P<arg>[a-z]+(?:_[a-z]+)+)=(?:True|true)\b")
+_VERB = {"increas": "increase", "decreas": "decrease", "reduc": "reduce", "lower": "lower", "rais": "raise"}
+
+
+def own_advice(crash) -> list[str]:
+    """The change an unexplained crash's own message asks for, as a step to try first: an environment variable to
+    set, a flag to pass, a setting to raise or lower. No rule knows this crash, but its authors said what it wants."""
+    text = " ".join((crash.message or "").split())[:2000]
+    steps = []
+    for m in _ADVISED_ENV.finditer(text):
+        setting = f"{m.group('name')}={m.group('value').rstrip('.')}"
+        steps.append(f"The error's own message asks for `{setting}`: set it in the server's environment "
+                     f"(`{setting} vllm serve ...`, `docker run -e {setting} ...`) and start again.")
+    for m in _ADVISED_FLAG.finditer(text):
+        flag = m.group("flag") + (f" {m.group('value').rstrip('.')}" if m.group("value") else "")
+        steps.append(f"The error's own message asks for `{flag}`: add it to the serve command and start again.")
+    for m in _ADVISED_ARG.finditer(text):
+        flag = "--" + m.group("arg").replace("_", "-")
+        steps.append(f"The error's own message asks for `{m.group('arg')}=True`: pass `{flag}` to the serve command.")
+    for m in _ADVISED_KNOB.finditer(text):
+        knob = m.group("knob")
+        if "_" in knob or knob.startswith("--"):
+            flag = knob if knob.startswith("--") else "--" + knob.replace("_", "-")
+            steps.append(f"The error's own message says to {_VERB[m.group('verb').lower()]} `{knob}` (the serve flag "
+                         f"`{flag}`).")
+    return list(dict.fromkeys(steps))[:3]
 
 
 # -- which lines to paste ---------------------------------------------------------------------------

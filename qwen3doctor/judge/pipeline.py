@@ -87,6 +87,8 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
                 parser.feed(line_no, process, piece, process is not None, record)
         else:
             parser.feed(line_no, process, text, process is not None, record)
+    if process is not None:
+        collector.note_process(process)
     if why & ENV:
         collector.feed(text, process, line_no, line_no + why // JOINED)
         if process is not None and " TP" in line[:160] and SGLANG_RECORD.search(line, 0, 160):

@@ -22,6 +22,14 @@ MAX_CONTINUATION = 12  # lines of a multi-line exception message
 _TB_HEAD = re.compile(r"Traceback \(most(?: r(?:e(?:c(?:e(?:n(?:t(?: c(?:a(?:l(?:l(?: l(?:a(?:s(?:t)?)?)?)?)?)?)?)?)?)?)?)?)?)?\)?:?\s*$")
 # `, in f` (a traceback) and ` in f` (faulthandler's dump)
 _FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,?\s+in\s+(?P<func>[^\s(]+))?')
+
+
+def _posix(file: str) -> str:
+    """A frame's path with forward slashes: an engine built for Windows prints `C:\\...\\site-packages\\vllm\\...`, and
+    every reading of a path (the engine's files, the model file, a platform port's files) looks for `/vllm/`."""
+    return file.replace("\\", "/") if "\\" in file else file
+
+
 # a frame whose line number a tool or the reporter left out: `File "/x/nixl/conn.py", in _init_hetero_tp_prep_handle`
 _FRAME_NO_LINE = re.compile(r'^\s*File\s+"(?P<file>[^"]+)",\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$')
 # IPython's / Jupyter's frame: `File ~/env/lib/python3.12/site-packages/litellm/utils.py:1775, in client.<locals>.wrapper(...)`
@@ -428,7 +436,7 @@ class CrashParser:
                            indent=_indent(text))
                 self._open[process] = tb
             number = m.groupdict().get("line")
-            tb.frames.append(Frame(m.group("file"), int(number) if number else None, m.group("func") or "?"))
+            tb.frames.append(Frame(_posix(m.group("file")), int(number) if number else None, m.group("func") or "?"))
             tb.end = line_no
             tb.code_line = False
             tb.imports = tb.imports and tb.frames[-1].function == "?"  # (a frame line cut before its name says nothing)
@@ -446,7 +454,7 @@ class CrashParser:
                            indent=_indent(text))
                 self._open[process] = tb
             # (below its exception line, a call chain the reporter summarised: the exception's own frames)
-            tb.frames.append(Frame(c.group("file") or c.group("short"), int(c.group("line") or c.group("sline")),
+            tb.frames.append(Frame(_posix(c.group("file") or c.group("short")), int(c.group("line") or c.group("sline")),
                                    c.group("func") or c.group("sfunc") or "?"))
             tb.end = line_no
             if len(tb.frames) > MAX_FRAMES:
@@ -727,7 +735,7 @@ class CrashParser:
                     if tb is not None:
                         self._close(process)
                     tb = self._open[process] = _Open(process, self._eof_line, last_line=self._eof_line)
-                tb.frames.append(Frame(m.group("file"), int(m.group("line")) if m.group("line") else None, "?"))
+                tb.frames.append(Frame(_posix(m.group("file")), int(m.group("line")) if m.group("line") else None, "?"))
                 tb.end = self._eof_line
         self._carry.clear()
         for process in list(self._open):

@@ -161,6 +161,14 @@ _VALUE_FACTS = {
     "--kv-cache-dtype": "kv_cache_dtype", "--speculative-algorithm": "speculative",
     "--speculative-config": "speculative", "--served-model-name": "served_model_name",
 }
+# what the launch asked the engine to run the model as (vLLM's --task before 0.13, --runner / --convert from 0.10.1,
+# SGLang's --is-embedding): `runner` is "pooling" for an embedding / classify / score / reward model, "generate"
+# when the launch asked for generation ("auto" and anything else says nothing)
+_RUNNER_OF = {**dict.fromkeys(("embed", "embedding", "classify", "score", "reward", "pooling"), "pooling"),
+              **dict.fromkeys(("generate", "draft"), "generate")}
+_RUNNER_FLAGS = {"--task": "task", "--runner": "runner", "--convert": "convert"}
+
+
 _CONFIG_FACTS = {
     "tensor_parallel_size": "tp", "tp_size": "tp", "pipeline_parallel_size": "pp", "pp_size": "pp",
     "data_parallel_size": "dp", "dp_size": "dp", "ep_size": "ep", "max_seq_len": "max_model_len",
@@ -266,6 +274,8 @@ class EnvCollector:
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
         self._listed_package: str | None = None  # `pip show`'s `Name:` line, until its `Version:` line
         self._record_voted = False
+        self._processes: set[str] = set()  # process tags already read (note_process)
+        self._ranks: dict[str, str] = {}  # parallel kind -> the first tag that showed it active
 
     # -- recording -------------------------------------------------------------------------------
     def put(self, key: str, value: object, source: str, priority: int) -> None:
@@ -285,6 +295,19 @@ class EnvCollector:
         if not self._record_voted and record is not None and ".py:" in record:
             self._record_voted = True
             self.vote_engine("vllm")
+
+    def note_process(self, process: str) -> None:
+        """A line's process tag. Both engines name a rank in it only for a parallelism that is active: vLLM's
+        workers are `Worker_TP1_EP1` (`_TP` when tensor_parallel_size > 1, `_PP` when pipeline_parallel_size > 1,
+        `_EP` with expert parallelism), SGLang's records `[... TP1 EP1]` (TP / PP / EP when that size is > 1); vLLM
+        0.10's `VllmWorker TP3` too. So a tag proves the parallelism even where the launch command is not pasted.
+        (`EngineCore_DP0` and SGLang's `DP0` are there at any data-parallel size: no fact.)"""
+        if process in self._processes or len(self._processes) >= MAX_PROCESS_TAGS:
+            return
+        self._processes.add(process)
+        if _RANKED_PROCESS.match(process):
+            for m in _RANK.finditer(process):
+                self._ranks.setdefault(m.group(1), process.split(" pid=")[0])
 
     # -- lines -----------------------------------------------------------------------------------
     def feed(self, text: str, process: str | None = None, line_no: int | None = None, last_no: int | None = None) -> None:
@@ -626,6 +649,10 @@ class EnvCollector:
         self.flags_known = True
         for f in cmd.flags:
             self.flags.add(f.name)
+            if f.name in _RUNNER_FLAGS and f.value:
+                self._runner(f.value, "log: serve command", priority)
+            elif f.name == "--is-embedding" and (f.value is None or f.value.lower() not in _FALSY):
+                self._runner("pooling", "log: serve command", priority)
             if f.name in _VALUE_FACTS and f.value is not None and f.name not in ("--model", "--model-path"):
                 self.put(_VALUE_FACTS[f.name], _number(f.value), "log: serve command", priority)
             if f.name in ("--enforce-eager", "--disable-cuda-graph"):
@@ -654,6 +681,8 @@ class EnvCollector:
                 self.put(fact, _number(value), source, P_CONFIG)
             if key in ("device_config", "device") and value.strip("'\"").lower() in ("cuda", "npu", "xpu", "cpu", "tpu", "hpu", "rocm"):
                 self.put("platform", value.strip("'\"").lower(), source, P_STARTUP + 5)
+            if key in ("task", "runner", "runner_type", "convert", "convert_type") or key == "is_embedding" and value == "True":
+                self._runner("pooling" if key == "is_embedding" else value, source, P_CONFIG)
             if key in ("enforce_eager", "disable_cuda_graph") and value == "True":
                 self.put("cuda_graphs", "off", source, P_CONFIG)
             if key == "compilation_config" and "'cudagraph_mode': <CUDAGraphMode.NONE" in value:
@@ -661,6 +690,13 @@ class EnvCollector:
             flag = "--" + key.replace("_", "-")
             if value.lower() not in _FALSY and (defaults is None or _set_flag(key, value, defaults)):
                 self.flags.add(flag)
+
+    def _runner(self, value: str, source: str, priority: int) -> None:
+        runner = _RUNNER_OF.get(value.strip("'\"").lower())
+        if runner is not None and (runner == "pooling" or self._facts.get("runner") is None):
+            # (`--runner pooling --convert embed` and `--task embed --runner generate` both ask for pooling: any flag
+            # that asks for it wins)
+            self.put("runner", runner, source, priority + (1 if runner == "pooling" else 0))
 
     def note_frames(self, crashes) -> None:
         """The model implementation a traceback runs through (`models/qwen3_5.py`) names the family when
@@ -683,6 +719,8 @@ class EnvCollector:
         if self._yaml_items:
             self._flush_yaml()
         out: dict[str, Fact] = {k: Fact(c.value, c.source) for k, c in self._facts.items()}
+        for kind, tag in self._ranks.items():
+            out.setdefault(f"{kind.lower()}_tag", Fact(tag, f"log: process tag `{tag}`"))
         if derived:
             derive(out, self._engine_votes)
         return out
@@ -737,6 +775,38 @@ def _number(value: str) -> object:
         return int(value)
     except (TypeError, ValueError):
         return value
+
+
+MAX_PROCESS_TAGS = 256  # distinct process tags read for ranks (a Ray cluster's tags carry one pid each)
+# a process tag that names ranks: `Worker_TP1_EP1`, `VllmWorker TP3`, SGLang's `DP0 TP3 EP3` (not `EngineCore_DP0`)
+_RANKED_PROCESS = re.compile(r"Worker_|VllmWorker |(?:[A-Z_]+\d+(?: |$))+$")
+_RANK = re.compile(r"(?:^|[_ ])(TP|PP|EP)\d+(?=[_ ]|$)")
+PARALLEL_KINDS = (("TP", "tp"), ("PP", "pp"), ("EP", "ep"))
+
+
+def _derive_parallel(out: dict[str, Fact]) -> None:
+    """`parallel`: the parallelisms the log shows active (`TP`, `PP`, `EP`, space-separated; `none` when the log
+    states sizes of 1 and no tag shows one), from the sizes it states (`tensor_parallel_size=4`) and from the ranks
+    its process tags name. A rule for a cause only tensor parallelism meets gates on it (`when: env: {parallel:
+    TP}`): a log whose launch is cut off but whose workers are `Worker_TP1` still proves it."""
+    active: list[str] = []
+    sources: list[str] = []
+    stated = False
+    for kind, key in PARALLEL_KINDS:
+        size = out.get(key)
+        tag = out.pop(f"{key}_tag", None)
+        number = size.value if size is not None and isinstance(size.value, int) else None
+        stated = stated or number is not None
+        if number is not None and number > 1:
+            active.append(kind)
+            sources.append(f"{key} {number}")
+        elif tag is not None and number is None:
+            active.append(kind)
+            sources.append(f"process tag `{tag.value}`")
+    if active:
+        out.setdefault("parallel", Fact(" ".join(active), "log: " + ", ".join(dict.fromkeys(sources))))
+    elif stated:
+        out.setdefault("parallel", Fact("none", "log: parallel sizes of 1"))
 
 
 def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
@@ -814,6 +884,7 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
                 if build:
                     out["platform"] = Fact(build.group(1), f"{out[key].source} (a {build.group(1)} build of {key})")
                     break
+    _derive_parallel(out)
     if "platform" not in out and "cuda_hint" in out:
         # (weaker than any other sign: a port's log may name a CUDA library it replaced)
         out["platform"] = out["cuda_hint"]

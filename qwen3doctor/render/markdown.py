@@ -16,7 +16,7 @@ from ..knowledge.lookup import url_of
 from ..judge.fingerprint import FINGERPRINT_VERSION
 from ..model import Report, Verdict
 from ..judge.summary import Group, Outcome, Summary, group_key
-from .plain import ENV_ORDER, frame_name
+from .plain import frame_name, shown_facts
 from .summary import verdict_line
 
 COMMENT_LIMIT = 65_000
@@ -85,7 +85,7 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
         reason = f" — {esc(outcome.ignored_by.reason)}" if outcome.ignored_by.reason else ""
         out += [f"> Ignored ({code(outcome.ignored_by.ref)} from {esc(outcome.ignored_by.origin or 'configuration')}){reason}", ""]
     out += [_headline(r), ""]
-    env = [(k, r.environment.facts[k]) for k in ENV_ORDER if k in r.environment.facts]
+    env = [(k, r.environment.facts[k]) for k in shown_facts(r.environment.facts)]
     if env:
         out += ["<details><summary>Environment</summary>", "", "| fact | value | from |", "| --- | --- | --- |"]
         out += [f"| {k} | {esc(str(f.value))} | {esc(f.source)} |" for k, f in env]

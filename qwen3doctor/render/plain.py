@@ -5,8 +5,9 @@ from __future__ import annotations
 from ..model import Report, Verdict
 from ..read.crash import ELLIPSIS
 
-ENV_ORDER = ("engine", "engine_version", "engine_releases", "model", "family", "quantization", "tp", "pp", "dp", "ep", "platform", "gpu", "gpu_count",
-             "compute_capability", "cuda", "torch", "transformers", "flashinfer", "cuda_graphs", "speculative")
+ENV_ORDER = ("engine", "engine_version", "engine_releases", "model", "family", "quantization", "runner", "tp", "pp", "dp",
+             "ep", "parallel", "platform", "gpu", "gpu_count", "compute_capability", "cuda", "torch", "transformers",
+             "flashinfer", "cuda_graphs", "speculative")
 MARK = {"hit": "+", "miss": "-", "unknown": "?"}
 
 
@@ -54,13 +55,16 @@ def headline(report: Report) -> str:
     return f"Most likely: {top.title} [{', '.join([f'{top.confidence} confidence'] + list(top.references[:2]))}]"
 
 
+def shown_facts(facts: dict) -> list[str]:
+    """The environment keys a report shows, in order. `parallel` only when a process tag told it: read from the sizes
+    the log states, it repeats the `tp` / `pp` / `ep` lines above it."""
+    return [key for key in ENV_ORDER if key in facts
+            and (key != "parallel" or "process tag" in str(facts[key].source))]
+
+
 def environment_lines(report: Report) -> list[str]:
     facts = report.environment.facts
-    out = []
-    for key in ENV_ORDER:
-        if key in facts:
-            out.append(f"  {key:<19} {facts[key].value}   ({facts[key].source})")
-    return out
+    return [f"  {key:<19} {facts[key].value}   ({facts[key].source})" for key in shown_facts(facts)]
 
 
 def render(report: Report) -> str:

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import Report, Verdict
-from .plain import ENV_ORDER, crash_line, frame_name, headline
+from .plain import crash_line, frame_name, headline, shown_facts
 
 STATE_STYLE = {"hit": ("✔", "green"), "miss": ("✘", "red"), "unknown": ("?", "yellow")}
 CONF_STYLE = {"high": "bold green", "medium": "yellow", "low": "dim"}
@@ -31,9 +31,8 @@ def render(report: Report, width: int | None = None) -> str:
     facts = report.environment.facts
     if facts:
         table = Table.grid(padding=(0, 2))
-        for key in ENV_ORDER:
-            if key in facts:
-                table.add_row(Text(key, style="cyan"), str(facts[key].value), Text(facts[key].source, style="dim"))
+        for key in shown_facts(facts):
+            table.add_row(Text(key, style="cyan"), str(facts[key].value), Text(facts[key].source, style="dim"))
         console.print(Panel(table, title="environment", title_align="left", border_style="dim"))
     crash = report.crash
     if crash is not None:
