@@ -382,7 +382,8 @@ def _gates_held(f: Finding) -> int:
     the platform: nearly every log shows them, and a port's rules would head every cut traceback of that port
     (held-out vllm-ascend#9007, #7160, #3971 had other causes). (Counting the conditions the log leaves open
     against a cause, a flag or a quantization not shown, was tried: it cost three top-1 cases of the corpus whose
-    pastes omit the launch.)"""
+    pastes omit the launch; withholding the order from such a cause cost vllm-27962, a LoRA cause whose flag the
+    paste lacks.)"""
     return sum(1 for ev in f.evidence if ev.state == "hit" and ev.clause in TELLING_GATES)
 
 
