@@ -358,3 +358,19 @@ def test_a_launch_that_asked_for_pooling_contradicts_the_generate_runner_cause(c
     assert "qwen3-embedding-served-as-generate" in asked("")  # nothing said: still a candidate
     assert "qwen3-embedding-served-as-generate" not in asked(" --task embed")
     assert "qwen3-embedding-served-as-generate" not in asked(" --runner pooling --convert embed")
+
+
+def test_a_default_in_sglangs_argument_dump_is_no_support(catalog):
+    """SGLang prints every argument at start-up, defaults included: `disaggregation_transfer_backend='mooncake'` is the
+    default, so a cut traceback beside that dump makes no PD-disaggregation candidate (held-out sglang#25487)."""
+    from qwen3doctor.knowledge.defaults import SGLANG_DEFAULT_SERVER_ARGS
+
+    cut = ('  File "/usr/lib/python3.12/site-packages/sglang/srt/models/qwen3.py", line 422, in forward\n'
+           "    hidden_states = self.mlp(hidden_states, forward_batch=forward_batch)\n"
+           '  File "/usr/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1779, in _wrapped_call_impl\n')
+    log = ("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --port 30000\n" + SGLANG_DEFAULT_SERVER_ARGS
+           + "\n[2026-05-17 02:22:40] Scheduler hit an exception: Traceback (most recent call last):\n" + cut)
+    assert "pd-heterogeneous-tp-transfer-unsupported" not in [f.rule_id for f in diagnose_text(log, catalog).findings]
+    # the launch flag that does say so still supports it
+    prefill = log.replace("--port 30000", "--port 30000 --disaggregation-mode prefill")
+    assert "pd-heterogeneous-tp-transfer-unsupported" in [f.rule_id for f in diagnose_text(prefill, catalog).findings]

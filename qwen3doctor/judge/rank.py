@@ -94,7 +94,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     for ev in rm.supports:
         if ev.state == "hit":
             kind = ev.clause.rsplit(".", 1)[-1]
-            generic = rm.generic.get(ev.clause) or kind == "exception"  # frames like __init__ are generic too
+            # (frames like __init__ are generic too; so is a log line every healthy start prints, a default argument)
+            generic = ev.generic or rm.generic.get(ev.clause) or kind == "exception"
             support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
             supported = supported or not generic
     total += min(support, SUPPORT_CAP)

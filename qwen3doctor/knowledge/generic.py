@@ -1,6 +1,8 @@
 """What every crash of a class shares, so a rule pattern that matches it says little: the generic messages,
 exception types and frames (a hit on one of them is weak evidence)."""
 
+from .defaults import SGLANG_DEFAULT_SERVER_ARGS
+
 # Messages every crash of a class shares: a message pattern that matches one of them is generic.
 GENERIC_MESSAGES = (
     "CUDA error: an illegal memory access was encountered",
@@ -99,7 +101,8 @@ ORDINARY_LINES = STATISTICS_LINES + (
     "(APIServer pid=1) INFO:     Waiting for application startup.",
     "(APIServer pid=1) INFO:     Application startup complete.",
     "INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)",
-    "[2025-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path='Qwen/Qwen3-8B', tp_size=1)",
+    # SGLang's start-up dump of every argument, defaults included (knowledge/defaults.py)
+    SGLANG_DEFAULT_SERVER_ARGS,
     "[2025-05-01 10:00:05 TP0] Init torch distributed begin.",
     "[2025-05-01 10:00:06 TP0] Load weight begin. avail mem=78.50 GB",
     "[2025-05-01 10:00:15 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.10 GB",
