@@ -423,3 +423,22 @@ def test_a_windows_builds_frame_paths_read_like_any_others(catalog):
     assert frames[-1].file.endswith("/site-packages/vllm/model_executor/models/qwen3_5.py")
     assert report.environment.get("family") == "qwen3.5"  # the model file names the family, as on Linux
     assert report.environment.get("engine_releases")  # and the engine's own frames date the release
+
+
+def test_a_telling_pattern_counts_on_pasted_lines_only_by_what_it_matched(tmp_path):
+    """A rule message with a long literal in one branch and short words in others (`(?i)ninja|build|...|Capture cuda
+    graph failed`) makes a fragment of the long branch's line, never of an environment listing's "debug build"."""
+    from qwen3doctor.knowledge.catalog import load_catalog
+
+    (tmp_path / "vllm").mkdir()
+    (tmp_path / "vllm" / "loose-words.yaml").write_text(
+        "title: a rule whose message clause has a long branch and short ones\nstatus: likely\nreferences: [vllm#1]\n"
+        "match:\n  - message: ['(?i)ninja|build|compil|Capture cuda graph failed']\n"
+        "cause: test\nfixes:\n  - title: none\n    command: ''\n"
+        "tests:\n  match:\n    - text: 'Exception: Capture cuda graph failed'\n  no_match:\n    - text: 'INFO ok'\n")
+    catalog = load_catalog([tmp_path])
+    listing = ("PyTorch version              : 2.10.0+cu129\nIs debug build               : False\n"
+               "CUDA used to build PyTorch   : 12.9\n$ vllm serve Qwen/Qwen3-8B\n")
+    assert not diagnose_text(listing, catalog).crashes
+    crashed = diagnose_text(listing + "Exception: Capture cuda graph failed: see above\n", catalog)
+    assert [f.rule_id for f in crashed.findings] == ["loose-words"]

@@ -224,19 +224,23 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
         for n, text in windows:
             if n in found and len(found[n]) >= len(text):
                 continue
+            # (a telling pattern counts by what it matched, not by the branch that holds its long literal: a
+            # `ninja|build|...|Capture cuda graph failed` must not take an environment listing's "debug build")
             hit = any(words in text for words in literals) or any(
-                src in telling and _quiet_search(pat, text) for pat, src in candidates(clause, text, text.lower()))
+                src in telling and _telling_match(pat, text) for pat, src in candidates(clause, text, text.lower()))
             if hit:
                 found[n] = text
     return tuple(Crash(classify(None, text), None, text[:2000], None, n + 1, role="fragment", excerpt=True)
                  for n, text in sorted(found.items()))
 
 
-def _quiet_search(pattern, text: str) -> bool:
+def _telling_match(pattern, text: str) -> bool:
+    """The pattern matches MIN_TELLING characters or more of the line: something specific, not a short word."""
     try:
-        return pattern.search(text, timeout=PATTERN_TIMEOUT) is not None
+        m = pattern.search(text, timeout=PATTERN_TIMEOUT)
     except TimeoutError:
         return False
+    return m is not None and len(m.group(0)) >= MIN_TELLING
 
 
 def with_crash_signs(scan: Scan, catalog: Catalog) -> Scan:
