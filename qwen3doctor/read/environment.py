@@ -166,7 +166,7 @@ _VALUE_FACTS = {
 # when the launch asked for generation ("auto" and anything else says nothing)
 _RUNNER_OF = {**dict.fromkeys(("embed", "embedding", "classify", "score", "reward", "pooling"), "pooling"),
               **dict.fromkeys(("generate", "draft"), "generate")}
-_RUNNER_FLAGS = {"--task": "task", "--runner": "runner", "--convert": "convert"}
+_RUNNER_FLAGS = ("--task", "--runner", "--convert")
 
 
 _CONFIG_FACTS = {
