@@ -156,3 +156,12 @@ def test_an_unexplained_crash_whose_message_asks_for_a_change_leads_with_it(cata
     # a message with no change in it adds nothing ("set up" is no setting)
     plain = diagnose_text(ADVISED.format(message="conv state was not set up for this layer"), catalog)
     assert not any("own message" in s for s in plain.next_steps)
+
+
+def test_the_engines_own_launch_carries_the_advised_setting(catalog):
+    log = ('[2026-05-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n'
+           '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 3487, in run_scheduler_process\n'
+           '    scheduler = Scheduler(server_args)\n'
+           'AssertionError: the hybrid cache needs a page size of 64. Set SGLANG_MAMBA_PAGE_SIZE=64 to continue\n')
+    step = diagnose_text(log, catalog).next_steps[0]
+    assert "`SGLANG_MAMBA_PAGE_SIZE=64 python -m sglang.launch_server ...`" in step and "vllm serve" not in step

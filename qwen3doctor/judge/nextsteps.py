@@ -75,7 +75,7 @@ def next_steps(scan: Scan, findings: list[Finding]) -> list[str]:
             steps.append("The log does not show " + "; ".join(t for _, t in missing)
                          + ": add them (or pass --engine-version / --model / --gpu, or --env-auto on the machine that crashed).")
     if not findings and primary is not None:
-        steps[:0] = own_advice(primary)  # what the error itself asks for comes first
+        steps[:0] = own_advice(primary, env.get("engine"))  # what the error itself asks for comes first
         steps.extend(BY_CLASS.get(primary.crash_class, []))
         steps.extend(GENERIC)
     return list(dict.fromkeys(steps))
@@ -96,15 +96,20 @@ _ADVISED_ARG = re.compile(r"\b(?:[Pp]ass|[Ss]et)\s+(?:the\s+)?(?:argument\s+|opt
 _VERB = {"increas": "increase", "decreas": "decrease", "reduc": "reduce", "lower": "lower", "rais": "raise"}
 
 
-def own_advice(crash) -> list[str]:
+# the start of the engine's own launch, for a step that sets an environment variable in front of it
+LAUNCH = {"vllm": "vllm serve ...", "sglang": "python -m sglang.launch_server ..."}
+
+
+def own_advice(crash, engine: str | None = None) -> list[str]:
     """The change an unexplained crash's own message asks for, as a step to try first: an environment variable to
     set, a flag to pass, a setting to raise or lower. No rule knows this crash, but its authors said what it wants."""
+    launch = LAUNCH.get(engine or "", "<the server command>")
     text = " ".join((crash.message or "").split())[:2000]
     steps = []
     for m in _ADVISED_ENV.finditer(text):
         setting = f"{m.group('name')}={m.group('value').rstrip('.')}"
         steps.append(f"The error's own message asks for `{setting}`: set it in the server's environment "
-                     f"(`{setting} vllm serve ...`, `docker run -e {setting} ...`) and start again.")
+                     f"(`{setting} {launch}`, `docker run -e {setting} ...`) and start again.")
     for m in _ADVISED_FLAG.finditer(text):
         flag = m.group("flag") + (f" {m.group('value').rstrip('.')}" if m.group("value") else "")
         steps.append(f"The error's own message asks for `{flag}`: add it to the serve command and start again.")
