@@ -1,6 +1,7 @@
 """The release index: the generator on a tiny package made here (offline), and the shipped data's known facts."""
 from __future__ import annotations
 
+import ast
 import gzip
 import importlib.util
 import io
@@ -223,3 +224,53 @@ def test_a_flag_whose_values_no_release_lists_gets_no_verdict_on_a_value():
     # run time since 0.8.5, so "no release accepts llama3_json" would be false
     assert choice_lines("vllm", "0.10.0", "--kv-cache-dtype", "fp9")[0].startswith("no vLLM release from")
     assert choice_lines("vllm", "0.10.0", "--tool-call-parser", "llama3_json") == []
+
+
+def _defaults_script():
+    spec = importlib.util.spec_from_file_location("sglang_defaults", ROOT / "scripts" / "sglang_defaults.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_defaults_generator_renders_what_the_dataclass_repr_would_print():
+    # literals as themselves, field(default=...) as its default, default_factory=list as [], run-time values left out
+    source = '''
+from dataclasses import dataclass, field
+import os
+
+@dataclass
+class ServerArgs:
+    model_path: str
+    tokenizer_path: Optional[str] = None
+    tp_size: int = 1
+    schedule_policy: str = "fcfs"
+    disaggregation_transfer_backend: str = field(default="mooncake")
+    json_model_override_args: List[str] = field(default_factory=list)
+    host: str = os.environ.get("HOST", "127.0.0.1")
+    chunked_prefill_size: Optional[int] = None
+
+    def __post_init__(self):
+        self.tp_size = 2
+'''
+    script = _defaults_script()
+    fields = script.server_args_fields(source)
+    assert fields == ["model_path='Qwen/Qwen3-8B'", "tokenizer_path='Qwen/Qwen3-8B'", "tp_size=1",
+                      "schedule_policy='fcfs'", "disaggregation_transfer_backend='mooncake'",
+                      "json_model_override_args=[]", "chunked_prefill_size=None"]
+    namespace: dict = {}
+    exec(script.render(fields, "0.0.1"), namespace)
+    line = namespace["SGLANG_DEFAULT_SERVER_ARGS"]
+    assert line.endswith("json_model_override_args=[], chunked_prefill_size=None)")
+    assert "server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tokenizer_path=" in line
+
+
+def test_the_bundled_defaults_line_is_the_one_sglang_logs():
+    # the shipped line parses as a ServerArgs(...) call, field names unique, and carries the defaults rules trip on
+    from qwen3doctor.knowledge.defaults import SGLANG_DEFAULT_SERVER_ARGS
+
+    call = ast.parse(SGLANG_DEFAULT_SERVER_ARGS.split("server_args=", 1)[1], mode="eval").body
+    names = [kw.arg for kw in call.keywords]
+    assert call.func.id == "ServerArgs" and len(names) == len(set(names)) > 200
+    values = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+    assert values["disaggregation_transfer_backend"] == "mooncake" and values["tp_size"] == 1
