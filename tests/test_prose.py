@@ -30,3 +30,24 @@ def test_a_title_paste_gets_candidates_and_a_long_log_is_not_read_as_prose(catal
     # the same words in a long log with no crash line: not a crash sign
     long_log = "".join(f"INFO 07-01 10:00:{i % 60:02d} [logger.py:41] request {i} done\n" for i in range(60))
     assert diagnose_text(long_log + title, catalog).verdict.value == "no-crash"
+
+
+def test_python_wording_without_its_type_is_read_as_that_error():
+    # a reporter pastes only the message line; Python's wording says which exception it was
+    c = prose_crash(["'MergedColumnParallelLinear' object has no attribute 'weight'"])
+    assert (c.exception_type, c.message, c.excerpt) == (
+        "AttributeError", "'MergedColumnParallelLinear' object has no attribute 'weight'", True)
+    assert prose_crash(["forward() got an unexpected keyword argument 'positions'"]).exception_type == "TypeError"
+    assert prose_crash(["No module named 'vllm._C'"]).exception_type == "ModuleNotFoundError"
+    # the wording inside a sentence about something else is no error line
+    assert prose_crash(["the docs say the object has no attribute named like that"]) is None
+
+
+def test_python_wording_alone_is_no_fragment_of_a_rule_that_names_another_class(catalog):
+    # `'(?:HybridAttnBackend|TboAttnBackend)' object has no attribute` shares only Python's wording with this paste
+    report = diagnose_text("'MergedColumnParallelLinear' object has no attribute 'weight'\n", catalog)
+    assert report.verdict.value == "unexplained-crash" and not report.findings
+    # the class a rule names, pasted the same bare way, still finds that rule (at reduced confidence)
+    report = diagnose_text("'Qwen3ForEmbedding' object has no attribute 'lm_head'\n", catalog)
+    assert report.findings[0].rule_id == "qwen3-embedding-served-as-generate"
+    assert report.findings[0].confidence != "high"

@@ -12,6 +12,7 @@ from typing import Any
 from .. import vocab
 from ..knowledge.patterns import compile_pattern, gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT
+from ..knowledge.generic import PYTHON_WORDING
 from ..model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
 from ..read.crash import ELLIPSIS
 from ..read.phases import IMPORTING
@@ -294,11 +295,17 @@ def fragment_literals(clause: Clause, min_len: int = MIN_FRAGMENT, min_spaces: i
     for i, gate in enumerate(clause.gates or ()):
         if not gate:
             continue
-        best = max((lit for lits, _ in gate for lit in lits), key=len, default="")
-        words = best.strip(" ()[]{}:;,.'\"")
+        # (Python's own wording, `object has no attribute`, is in every AttributeError: not the pattern's own text)
+        stripped = (lit.strip(" ()[]{}:;,.'\"") for lits, _ in gate for lit in lits)
+        words = max((w for w in stripped if not _python_wording(w)), key=len, default="")
         if len(words) >= min_len and words.count(" ") >= min_spaces:
             out.append((clause.sources[i], words))
     return out
+
+
+def _python_wording(words: str) -> bool:
+    """The literal is part of how Python words an error about any object (generic.PYTHON_WORDING)."""
+    return any(words in phrase for phrase in PYTHON_WORDING)
 
 
 def fragment_source(clause: Clause, text: str) -> str | None:

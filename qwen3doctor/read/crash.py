@@ -842,6 +842,15 @@ _PROSE = tuple((re.compile(p, re.I), m) for p, m in (
 _PROSE_TYPE = re.compile(r"(?<![\w.])(?P<type>(?:[a-z_]\w*\.)*[A-Z][A-Za-z]*(?:Error|Exception))\b(?::\s*(?P<msg>\S.*))?")
 _NEGATED = re.compile(r"\b(?:no|not|0|zero|without|never|doesn't|does not|didn't|did not|won't|nor)\W+(?:\w+\W+){0,2}?"
                       r"(?:crash|oom\b|out of memory|segfault|fail|died|illegal)", re.I)
+# Python's own wording of an error, pasted without its exception type (`'MergedColumnParallelLinear' object has no
+# attribute 'weight'`): the type it always comes with
+_PYTHON_WORDS = tuple((re.compile(p), kind) for p, kind in (
+    (r"^'?[\w.]+'? object has no attribute '\w+'", "AttributeError"),
+    (r"^'?[\w.]+'? object is not (?:subscriptable|iterable|callable)\b|\bgot an unexpected keyword argument '\w+'"
+     r"|\bmissing \d+ required positional arguments?: '\w+'", "TypeError"),
+    (r"^cannot import name '\w+' from '[\w.]+'", "ImportError"),
+    (r"^No module named '[\w.]+'", "ModuleNotFoundError"),
+))
 PROSE_MAX_LINES = 40  # a paste this short with no crash line may still say, in words, that it crashed
 
 
@@ -867,4 +876,7 @@ def prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
             message = named.group("msg") or ""
             return Crash(classify(named.group("type"), message), named.group("type"), message[:300], None, n,
                          role="fragment", excerpt=True, message_cut=not message, last_line=n)
+        kind = next((kind for pattern, kind in _PYTHON_WORDS if pattern.search(text)), None)
+        if kind is not None:
+            return Crash(classify(kind, text), kind, text[:300], None, n, role="fragment", excerpt=True, last_line=n)
     return None
