@@ -101,6 +101,12 @@ ORDINARY_LINES = STATISTICS_LINES + (
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:20 [core.py:644] Waiting for init message from front-end.",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:21 [parallel_state.py:1208] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:22 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-8B...",
+    # the same start-up lines for the families most 2026 logs run (a hybrid model's name is no evidence of any one of
+    # its crashes: a pattern that only names the family is a `when.family` condition, not a sign)
+    "(EngineCore_DP0 pid=211) INFO 03-02 10:15:22 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3.6-35B-A3B-FP8...",
+    "(EngineCore_DP0 pid=211) INFO 03-02 10:15:22 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-Next-80B-A3B-Instruct...",
+    "(APIServer pid=1) INFO 03-02 10:15:12 [model.py:547] Resolved architecture: Qwen3_5MoeForConditionalGeneration",
+    "(APIServer pid=1) INFO 03-02 10:15:12 [model.py:547] Resolved architecture: Qwen3NextForCausalLM",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:22 [cuda.py:366] Using Flash Attention backend on V1 engine.",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:30 [default_loader.py:267] Loading weights took 7.12 seconds",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:31 [gpu_model_runner.py:2653] Model loading took 15.27 GiB and 8.01 seconds",
