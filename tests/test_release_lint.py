@@ -343,3 +343,40 @@ def test_pythons_own_messages_have_no_raise_site(bundled):
            "AttributeError: 'HybridAttnBackend' object has no attribute 'update_mamba_state_after_mtp_verify'\n")
     report = diagnose_text(log, bundled)
     assert not any("the message is raised by" in s or "rules naming" in s for s in report.next_steps)
+
+
+def test_an_engine_module_the_release_lacks_is_dated_by_the_index(bundled):
+    # a package written for a newer vLLM imports a module 0.15.1 does not have: upgrade to the first release with it
+    # (the plugin rule names the class from the quoted module name; the index adds the releases and the command)
+    report = _diagnose("vllm/release-index-module-missing-0.15.1.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "platform-plugin-vllm-version-mismatch"
+    assert "`vllm.transformers_utils.configs.qwen3_asr` is in vLLM 0.16.0-0.33.0" in top.notes
+    assert "vLLM 0.15.1 predates it" in top.notes
+    assert top.fixes[-1].command == 'pip install -U "vllm>=0.16.0"'
+    # the same line as a reporter pastes it, without the quotes the rule's pattern wants: the index alone answers
+    line = "ModuleNotFoundError: No module named vllm.transformers_utils.configs.qwen3_asr\n"
+    report = diagnose_text("INFO 02-08 03:20:00 [api_server.py:1] vLLM API server version 0.15.1\n" + line, bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/import" and top.confidence == "high"
+    assert [f.command for f in top.fixes] == ['pip install -U "vllm>=0.16.0"']
+
+
+def test_an_import_the_index_cannot_date_is_left_to_the_rules(bundled):
+    head = "INFO 01-01 10:00:00 [api_server.py:1] vLLM API server version 0.12.0\nTraceback (most recent call last):\n" \
+           '  File "/srv/app.py", line 3, in <module>\n    import plugin\n'
+    # a compiled module, a class name, and this release's own function: no finding from the index
+    for tail in ("ModuleNotFoundError: No module named 'vllm._C'",
+                 "ImportError: cannot import name 'FlexibleArgumentParser' from 'vllm.utils'",
+                 "ImportError: cannot import name 'random_uuid' from 'vllm.utils'"):
+        report = diagnose_text(head + tail + "\n", bundled)
+        assert not any(f.rule_id == "release-index/import" for f in report.findings), tail
+    # a function the release no longer has: removed after 0.11.0, so the fix pins the last release with it
+    report = diagnose_text(head + "ImportError: cannot import name 'get_ip' from 'vllm.utils'\n", bundled)
+    top = next(f for f in report.findings if f.rule_id == "release-index/import")
+    assert "vLLM 0.12.0 no longer has it" in " ".join(ev.text for ev in top.evidence)
+    assert any(f.command == 'pip install "vllm==0.11.0"' for f in top.fixes)
+    # an SGLang module is not dated by the vLLM version of the same log
+    report = diagnose_text(head + "ModuleNotFoundError: No module named 'sglang.srt.layers.moe.fused_moe_triton'\n", bundled)
+    top = next(f for f in report.findings if f.rule_id == "release-index/import")
+    assert top.confidence == "medium" and "0.12.0" not in top.title

@@ -280,7 +280,10 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         ranked = rank(findings + extra, scan)
     elif extra:  # a rule explains the crash: the releases become notes on it
         facts = tuple(ev.text for f in extra for ev in f.evidence[1:])
-        ranked = [replace(ranked[0], notes=tuple(ranked[0].notes) + facts)] + ranked[1:]
+        # (a dated import says which release to install: that command joins the rule's fixes)
+        known = {fx.command for fx in ranked[0].fixes}
+        dated = tuple(fx for f in extra if f.rule_id == "release-index/import" for fx in f.fixes if fx.command not in known)
+        ranked = [replace(ranked[0], notes=tuple(ranked[0].notes) + facts, fixes=tuple(ranked[0].fixes) + dated)] + ranked[1:]
     ranked, site_steps = raise_site_notes(scan, ranked, catalog)
     if scan.empty:
         verdict = Verdict.NOTHING

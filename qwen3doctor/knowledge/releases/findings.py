@@ -11,7 +11,7 @@ from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL
 
 TRIGGER = re.compile(r"unrecognized arguments?:|invalid choice:|are not supported for now|is not supported for now|"
-                     r"has no vLLM implementation")
+                     r"has no vLLM implementation|No module named '?(?:vllm|sglang)\.|cannot import name '\w+' from '(?:vllm|sglang)\.")
 ENV_TRIGGER = re.compile(r"(?<![\w$])(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*=")
 SCORE = 0.5  # below a rule with its own crash evidence, above generic candidates
 
@@ -40,6 +40,26 @@ def _finding(kind: str, title: str, engine: str, lines: list[str], fixes: list[F
                    basis="evidence")
 
 
+def _import_finding(line: str, version, engine: str, what: str, facts: list[str], pos: int | None,
+                    present: list[int]) -> Finding:
+    """An engine module (or a name in one) that the running release lacks: a package built for other releases
+    (a plugin, an out-of-tree model, a model card's newer recipe), or an engine older than the model."""
+    from . import releases
+
+    rel, label = releases(engine), LABEL[engine]
+    fixes = []
+    if pos is None or pos < present[0]:
+        fixes.append(Fix(f"Upgrade {label} to {rel[present[0]]} or later, the first release with {what}",
+                         f'pip install -U "{engine}>={rel[present[0]]}"', "an upgrade; re-test the launch"))
+    if pos is None or pos > present[-1]:
+        fixes.append(Fix(f"Pin {label} {rel[present[-1]]}, the last release with {what}, or upgrade the package that "
+                         f"imports it to a version built for this {label}", f'pip install "{engine}=={rel[present[-1]]}"',
+                         "an older engine"))
+    title = (f"{label} {version} has no {what}" if version else f"The installed {label} has no {what}") + \
+        " (from the release index): the code importing it was written for other releases"
+    return _finding("import", title, engine, [line.strip()[:200]] + facts, fixes, "high" if pos is not None else "medium")
+
+
 def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     """(findings, warnings) the release index gives on this log."""
     lines = _lines(scan)
@@ -51,8 +71,8 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
 
     if not available():
         return [], []
-    from .generic import (architecture_lines, choice_lines, flag_lines, ignored_variables, rejected_arguments,
-                          FALLBACK_ARCH, UNSUPPORTED_ARCH)
+    from .generic import (architecture_lines, choice_lines, flag_lines, ignored_variables, import_lines,
+                          rejected_arguments, FALLBACK_ARCH, UNSUPPORTED_ARCH)
     from . import flag_fact, position, table
 
     version = scan.environment.get("engine_version")
@@ -109,6 +129,11 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
                          f'pip install -U "{engine}>={spans[0][0]}"', "an upgrade")] if spans else []
             findings.append(_finding("architecture", f"{label} {version or ''} does not register `{arch}`".replace("  ", " "),
                                      engine, [line.strip()[:200]] + facts, fixes, "high" if spans and version else "medium"))
+        imported = import_lines(line, {scan.environment.get("engine"): version})
+        if imported is not None and imported[1] not in seen:
+            ran = version if imported[0] == scan.environment.get("engine") else None
+            findings.append(_import_finding(line, ran, *imported))
+            seen.add(imported[1])
     warnings: list[str] = []
     engine = _engine(scan)
     if env_lines and engine:

@@ -341,3 +341,65 @@ def _family_lines(family: str, key: str) -> list[str] | None:
         for arch in archs:
             lines.append(f"  {LABEL[engine]}: `{arch}` is registered by {span_text(t, arch)}")
     return lines if len(lines) > 1 else None
+
+
+MISSING_MODULE = re.compile(r"No module named '?(?P<module>(?:vllm|sglang)(?:\.\w+)+)'?"
+                            r"|cannot import name '(?P<name>\w+)' from '(?P<source>(?:vllm|sglang)(?:\.\w+)+)'")
+
+
+def import_presence(engine: str, module: str, name: str | None = None) -> list[int]:
+    """The indexes of the releases whose sources define `module` (a module or package with a function in it), or
+    the function or class `name` in it; [] when no indexed release does (a compiled module such as `vllm._C`, a
+    constant, a plugin's own module: the index cannot speak of those)."""
+    t = table(engine, "func")
+    if t is None:
+        return []
+    if name is None:
+        keys = [k for k in t.facts if k.startswith((module + ":", module + "."))]
+    else:
+        keys = [k for k in t.facts if k.startswith(f"{module}:") and (k == f"{module}:{name}" or k.startswith(f"{module}:{name}."))]
+    present: set[int] = set()
+    for key in keys:
+        iv = t.facts[key]
+        for i in range(0, len(iv), 2):
+            present.update(range(iv[i], iv[i + 1] + 1))
+    return sorted(present)
+
+
+def _runs(rel: tuple[str, ...], present: list[int]) -> str:
+    runs, start = [], None
+    for i, p in enumerate(present):
+        if start is None:
+            start = p
+        if i + 1 == len(present) or present[i + 1] != p + 1:
+            runs.append(rel[start] if start == p else f"{rel[start]}-{rel[p]}")
+            start = None
+    return ", ".join(runs)
+
+
+def import_lines(line: str, versions: dict[str, str | None]) -> tuple[str, str, list[str], int | None, list[int]] | None:
+    """(engine, what, facts, this release's index, the indexes of the releases that have it) for an import of an
+    engine module that failed on a release without it; None when the index cannot say or this release has it.
+    `versions`: each engine's version as the log states it (an SGLang module is never dated by a vLLM version)."""
+    m = MISSING_MODULE.search(line)
+    if m is None:
+        return None
+    module = m.group("module") or m.group("source")
+    name = m.group("name")
+    if name is not None and not name.islower():
+        return None  # a class: the index keeps a class's methods under the module, not the class's own name
+    engine = module.split(".", 1)[0]
+    present = import_presence(engine, module, name)
+    if not present:
+        return None
+    rel = releases(engine)
+    version = versions.get(engine)
+    pos = position(engine, version)
+    if pos is not None and pos in present:
+        return None  # this release has it: a broken install or a shadowing file, not a version problem
+    what = f"`{name}` in `{module}`" if name else f"`{module}`"
+    facts = [f"{what} is in {LABEL[engine]} {_runs(rel, present)}"]
+    if pos is not None:
+        facts.append(f"{_version_text(engine, version)} "
+                     + ("predates it" if pos < present[0] else "no longer has it" if pos > present[-1] else "lacks it"))
+    return engine, what, facts, pos, present
