@@ -26,6 +26,8 @@ CASES = [
     ("2024-11-02T08:15:22.1234567Z ERROR 11-02 08:15:22 [core.py:1138] EngineCore failed to start.", None, "EngineCore failed to start."),
     ("(EngineCore_DP0 pid=2577918) (RayWorkerWrapper pid=2578259, ip=192.168.31.21) ERROR 02-26 07:57:27 [worker_base.py:340] boom",
      "RayWorkerWrapper pid=2578259", "boom"),
+    # Python logging's basicConfig format, as an app that wraps the engine logs what it caught
+    ("ERROR:app.services.asr.qwen3_engine:Failed to load Qwen3-ASR model: boom", None, "Failed to load Qwen3-ASR model: boom"),
 ]
 
 
@@ -39,3 +41,6 @@ def test_lines_without_prefix_are_left_alone():
     assert peel("RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64")[1].startswith("RuntimeError")
     row = "| NVIDIA-SMI 570.133.20             Driver Version: 570.133.20     CUDA Version: 12.8     |"
     assert peel(row) == (None, row)
+    # a level and a colon that are no logging record: a time, a key of a listing
+    assert peel("WARNING:12:30 retry")[1] == "WARNING:12:30 retry"
+    assert peel("WARNING:root")[1] == "WARNING:root"

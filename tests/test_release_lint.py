@@ -380,3 +380,17 @@ def test_an_import_the_index_cannot_date_is_left_to_the_rules(bundled):
     report = diagnose_text(head + "ModuleNotFoundError: No module named 'sglang.srt.layers.moe.fused_moe_triton'\n", bundled)
     top = next(f for f in report.findings if f.rule_id == "release-index/import")
     assert top.confidence == "medium" and "0.12.0" not in top.title
+
+
+def test_an_engine_message_that_something_was_removed_is_dated_by_its_raise_site(bundled):
+    # an app logs (basicConfig format) what vLLM raised for a hook that moved in 0.16: the index names the release
+    # that first raises it and the last one before
+    report = _diagnose("vllm/release-index-removed-hook-0.16.0.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/removed" and top.title.startswith("vLLM 0.16.0 and later removed")
+    text = " ".join(ev.text for ev in top.evidence)
+    assert "raised by `vllm/multimodal/processing/processor.py`" in text and "vLLM 0.15.1 and earlier do not raise it" in text
+    assert any(f.command == 'pip install "vllm==0.15.1"' for f in top.fixes)
+    # the same words the index has no raise site for: no finding from it
+    report = diagnose_text("ERROR:app:Failed: the frobnicator has been removed, sorry\n", bundled)
+    assert not any(f.rule_id == "release-index/removed" for f in report.findings)

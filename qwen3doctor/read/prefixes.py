@@ -39,6 +39,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("loguru", r"(?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\s*\| [\w.<>-]+:[\w.<>-]+:\d+ - "),
     # Python logging's default format after its timestamp: "gpustack.worker.backends.vllm - ERROR - "
     ("pylog", r"(?:[\w.]+ - )?(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - "),
+    # Python logging's basicConfig format, no timestamp: "ERROR:app.services.asr.qwen3_engine:" (an app that wraps
+    # the engine and logs what it caught)
+    ("pylog-basic", r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]*:(?!\d)"),
     # a launcher's rank tag: "[1/8,TP1][pid=5510] "
     ("rank-tag", r"\[(?P<proc>\d+/\d+,\s*[A-Z]+\d+)\](?:\[pid=\d+\])?\s?"),
     # docker compose: "svc-1  | " and "[llm]        | "
@@ -60,7 +63,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
-_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s|^[WEIFVD]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):"
+_QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[\s:]|^[WEIFVD]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):"
                     r"|^[A-S][a-u][b-y] [ \d]\d \d\d:|^\d{1,2}月 ")
 
 
@@ -104,7 +107,7 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             # wrapper's tag is the one every line of that traceback carries)
             if proc and not (name in ("sglang", "sglang-cut") and process is not None):
                 process = _normalise(proc)
-            if name in ("pylog", "loguru"):
+            if name in ("pylog", "pylog-basic", "loguru"):
                 record = {"TRACE": "DEBUG", "SUCCESS": "INFO"}.get(m.group("level"), m.group("level"))
             if name == "torchrun" and m.group("glevel"):
                 record = f"{m.group('glevel')} {m.group('gsrc')}"  # c10's record: its own level and source line

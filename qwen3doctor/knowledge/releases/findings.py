@@ -14,6 +14,8 @@ TRIGGER = re.compile(r"unrecognized arguments?:|invalid choice:|are not supporte
                      r"has no vLLM implementation|No module named '?(?:vllm|sglang)\.|cannot import name '\w+' from '(?:vllm|sglang)\.")
 ENV_TRIGGER = re.compile(r"(?<![\w$])(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*=")
 SCORE = 0.5  # below a rule with its own crash evidence, above generic candidates
+# an engine's own message that something was taken out: the release that first raises it is the one that removed it
+REMOVED = re.compile(r"\b(?:is|are) no longer supported\b|\b(?:has|have) been (?:re)?moved\b|\bwas removed in\b")
 
 
 def _engine(scan: Scan, text: str = "") -> str | None:
@@ -60,12 +62,45 @@ def _import_finding(line: str, version, engine: str, what: str, facts: list[str]
     return _finding("import", title, engine, [line.strip()[:200]] + facts, fixes, "high" if pos is not None else "medium")
 
 
+def _removal_finding(scan: Scan, message: str) -> Finding | None:
+    """The engine's own message that a feature, flag or hook was taken out, dated by its raise site: the release
+    that first raises it removed what the launch (or a package built on the engine) still uses."""
+    from . import releases
+    from .generic import raise_sites
+
+    engine = _engine(scan)
+    found = {e: raise_sites(e, message, limit=1) for e in ((engine,) if engine else tuple(LABEL))}
+    found = {e: sites for e, sites in found.items() if sites}
+    if len(found) != 1:
+        return None
+    (engine, sites), = found.items()
+    path, func, present, template = sites[0]
+    rel, label = releases(engine), LABEL[engine]
+    first = present.split("-", 1)[0].split(",", 1)[0].strip()
+    if first not in rel:
+        return None
+    lines = [f"{message.strip()[:200]}", f"raised by `{path}` in `{func}`, in {label} {present}"]
+    fixes = [Fix("Do what the message asks (a supported setting, or code that uses the new interface)", "", "none")]
+    at = rel.index(first)
+    if at > 0:
+        lines.append(f"{label} {rel[at - 1]} and earlier do not raise it")
+        fixes.append(Fix(f"Or pin {label} {rel[at - 1]}, the last release before the removal, while the code or the "
+                         "launch is updated", f'pip install "{engine}=={rel[at - 1]}"', "an older engine"))
+    title = f"{label} {first} and later removed what this launch or its code still uses (from the release index)"
+    version = scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
+    from . import position
+
+    pos = position(engine, version)
+    return _finding("removed", title, engine, lines, fixes, "high" if pos is not None and pos >= at else "medium")
+
+
 def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     """(findings, warnings) the release index gives on this log."""
     lines = _lines(scan)
     triggered = [ln for ln in lines if TRIGGER.search(ln)]
     env_lines = [ln for ln in lines if ENV_TRIGGER.search(ln)]
-    if not triggered and not env_lines:
+    removed = [c for c in scan.crashes if c.message and REMOVED.search(c.message)]
+    if not triggered and not env_lines and not removed:
         return [], []
     from . import available
 
@@ -134,6 +169,11 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
             ran = version if imported[0] == scan.environment.get("engine") else None
             findings.append(_import_finding(line, ran, *imported))
             seen.add(imported[1])
+    for crash in removed[:2]:
+        found = _removal_finding(scan, crash.message)
+        if found is not None and found.title not in seen:
+            seen.add(found.title)
+            findings.append(found)
     warnings: list[str] = []
     engine = _engine(scan)
     if env_lines and engine:
