@@ -101,6 +101,7 @@ class Fix:
     command: str
     cost: str
     engine_version: str = ""  # the releases this spelling of the fix works on (PEP 440 range); "" = the rule's window
+    drop: tuple[str, ...] = ()  # flags of the user's command this fix takes out of {serve_args} (`--kv-transfer-config`)
 
 
 @dataclass(frozen=True)

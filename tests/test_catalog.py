@@ -158,3 +158,22 @@ def test_lint_flags_a_plain_value_cut_by_a_yaml_comment(tmp_path):
         'x.yaml:16: fixes[1].cost: a plain value ends where " #" starts a YAML comment, and the rest of the line is '
         'lost: quote the value (a comment meant as one takes two spaces before "#")',
     ]
+
+
+def test_a_fix_drop_takes_flags_out_of_the_users_arguments(tmp_path):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    text = GOOD.replace("    cost: none\n", "    drop: [--kv-transfer-config, --enforce-eager]\n    cost: none\n", 1)
+    cat = load_one(tmp_path, text)
+    log = ("$ vllm serve Qwen/Qwen3-8B --kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\"}' --max-model-len 8192\n"
+           "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64\n")
+    [fix] = diagnose_text(log, cat).findings[0].fixes
+    assert fix.command == "vllm serve Qwen/Qwen3-8B --max-model-len 8192"
+
+
+def test_a_bad_drop_names_its_line(tmp_path):
+    text = GOOD.replace("    cost: none\n", "    drop: kv-transfer-config\n    cost: none\n", 1)
+    assert problems(tmp_path, text) == ["x.yaml:10: fixes[0].drop: must be a non-empty list of flags (`--kv-transfer-config`)"]
+    text = GOOD.replace("command: vllm serve {model} {serve_args}", "command: pip install -U vllm").replace(
+        "    cost: none\n", "    drop: [--enforce-eager]\n    cost: none\n", 1)
+    assert problems(tmp_path, text) == ["x.yaml:10: fixes[0].drop: takes flags out of {serve_args}: the command must use it"]

@@ -437,7 +437,7 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     rule = rm.rule
     values = placeholder_values(env, rule.fixed_in)
     seen = {k: v for ev in tuple(rm.match) + tuple(rm.supports) if ev.state == "hit" for k, v in ev.captured}
-    fixes = [Fix(f.title, fill_seen(fill(f.command, values), seen), f.cost) for f in versioned_fixes(rule, env)]
+    fixes = [Fix(f.title, fill_seen(fill(f.command, values, f.drop), seen), f.cost) for f in versioned_fixes(rule, env)]
     engine = env.get("engine")
     if engine in ("vllm", "sglang") and len(rule.engines) > 1:
         # a rule of both engines (a kernel library, a transport): the log's engine decides which launch to show
@@ -505,7 +505,7 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
         if note and ver:
             out.append(Fix(f"{f.title} ({note})", "", f.cost, f.engine_version))
         elif note:
-            out.append(Fix(f"{f.title} ({note})", f.command, f.cost, f.engine_version))
+            out.append(replace(f, title=f"{f.title} ({note})"))
         else:
             out.append(f)
     # every spelling of a fix dropped: keep the rule's fixes rather than none
@@ -539,13 +539,14 @@ def fill_seen(command: str, seen: dict[str, str]) -> str:
     return _SEEN.sub(lambda m: seen.get(m.group(1), f"<{m.group(1)}>"), command)
 
 
-def fill(template: str, values: dict[str, str]) -> str:
+def fill(template: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
     """Plain substitution of the fixed placeholders; any other braces stay as written. Flags the template sets
-    after {serve_args} are taken out of the user's arguments, so the command never repeats a flag."""
+    after {serve_args}, and those the fix drops (`drop:`), are taken out of the user's arguments, so the command
+    never repeats a flag nor keeps the one the fix is about."""
     values = dict(values)
     if "{serve_args}" in template and not values["serve_args"].startswith("<"):
         after = template.split("{serve_args}", 1)[1]
-        flags = {t.split("=", 1)[0] for t in after.split() if t.startswith("--")}
+        flags = {t.split("=", 1)[0] for t in after.split() if t.startswith("--")} | set(drop)
         if flags:
             values["serve_args"] = without_flags(values["serve_args"], flags)
     out = template

@@ -33,7 +33,7 @@ TOP_FIELDS = (
 REQUIRED = ("title", "status", "references", "cause", "fixes", "tests")
 CLAUSES = ("frames", "exception", "message", "log")
 WHEN_FIELDS = ("engine_version", "quantization", "gpu", "compute_capability", "platform", "flags", "not_flags", "env")
-FIX_FIELDS = ("title", "command", "cost", "engine_version")
+FIX_FIELDS = ("title", "command", "cost", "engine_version", "drop")
 FIXED_IN_FIELDS = ("version", "pr")
 TEST_FIELDS = ("match", "no_match")
 REFERENCE = regex.compile(r"^(?:vllm|sglang)#\d+$|^[\w.-]+/[\w.-]+#\d+$")
@@ -455,8 +455,18 @@ def _fixes(c: _Checker, node: _Node | None) -> tuple[Fix, ...]:
                 fix_range = compile_range(str(spec.value))
             except ValueError as exc:
                 c.err(spec.line, f"fixes[{i}].engine_version", str(exc))
+        drop: tuple[str, ...] = ()
+        node_drop = item.value.get("drop")
+        if node_drop is not None:
+            flags = [sub.value for sub in node_drop.value] if isinstance(node_drop.value, list) else None
+            if not flags or not all(isinstance(f, str) and f.startswith("-") for f in flags):
+                c.err(node_drop.line, f"fixes[{i}].drop", "must be a non-empty list of flags (`--kv-transfer-config`)")
+            elif command is None or "{serve_args}" not in str(command.value or ""):
+                c.err(node_drop.line, f"fixes[{i}].drop", "takes flags out of {serve_args}: the command must use it")
+            else:
+                drop = tuple(flags)
         out.append(Fix(title or "", str(command.value or "") if command else "", str(cost.value or "") if cost else "",
-                       fix_range))
+                       fix_range, drop))
     return tuple(out)
 
 

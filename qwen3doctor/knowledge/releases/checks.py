@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import LABEL, Table, command_engine, missing_at, releases, table, window
+from . import LABEL, Table, command_engine, flag_fact, missing_at, releases, table, window
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,10 @@ def fix_problems(rule) -> list[Problem]:
             out.append(Problem("fix", f"fixes[{i}].command: {what} {m.name} is in {LABEL[engine]} {m.present}, not in every "
                                       f"release of the fix's window {_span(engine, *win)}: give the fix an `engine_version` "
                                       f"range (and a second fix with the other spelling)"))
+        flags = table(engine, "flags")
+        for flag in getattr(fix, "drop", ()):
+            if flags.spans(flag_fact(engine, flag) or flag) == []:
+                out.append(Problem("fix", f"fixes[{i}].drop: {flag} is not a flag of any {LABEL[engine]} release (check the spelling)"))
     return out
 
 
