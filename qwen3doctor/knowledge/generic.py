@@ -73,7 +73,7 @@ GENERIC_FRAMES = SCAFFOLD_FRAMES + (
     "from_pretrained", "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client",
     "create_engine_config",
     # the entry of a start-up step (CUDA graph capture, the memory profile, KV cache sizing): every crash in that step
-    "init_cuda_graphs", "capture_model", "init_device_graphs", "profile_run", "_dummy_run", "compile_or_warm_up_model",
+    "init_cuda_graphs", "capture_model", "_capture_cudagraphs", "init_device_graphs", "profile_run", "_dummy_run", "compile_or_warm_up_model",
     "determine_available_memory", "_initialize_kv_caches", "init_memory_pool",
 )
 # Lines a healthy start-up or a healthy server prints, whatever later goes wrong: a `log` pattern that matches one
