@@ -67,7 +67,10 @@ def test_a_short_paste_is_not_joined_where_a_line_of_its_own_follows():
     wide = "x" * 99 + "y"
     # the widest line followed by a record, a frame or an exception line: lines of their own, not the rest of it
     for following in ("INFO 06-01 22:29:39 next record", '  File "a.py", line 1, in f', "KeyError: 'x'",
-                      "torch.OutOfMemoryError: CUDA out of memory."):
+                      "torch.OutOfMemoryError: CUDA out of memory.",
+                      # a progress bar after the widest line (a version line glued to it read 0.8.5...d20250429Capturing)
+                      "Capturing CUDA graph shapes:   0%|          | 0/35 [00:00<?, ?it/s]",
+                      "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:01<00:01,  1.43s/it]"):
         lines = [(1, wide, 0), (2, following, 0)]
         assert list(unwrapped(lines)) == lines
     # a narrower line that also goes on mid-sentence: the text runs over lines by itself, no window cut it

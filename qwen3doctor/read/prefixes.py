@@ -426,8 +426,9 @@ def _goes_on(wide: str, following: str) -> bool:
 
 
 # text that reads as a line of its own although it starts mid-sentence: an exception of any spelling
-# (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`)
-_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S")
+# (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`), a progress bar
+# (`Capturing CUDA graph shapes:   3%|▎ | 1/35`, `Loading safetensors checkpoint shards:  50% Completed | 2/4`)
+_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)")
 _MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
 # how a line of its own starts: a timestamp, a level, a process or rank prefix, a traceback's lines, an exception
 _RECORD_START = re.compile(
