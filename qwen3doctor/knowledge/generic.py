@@ -112,6 +112,9 @@ ORDINARY_LINES = STATISTICS_LINES + (
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:31 [gpu_model_runner.py:2653] Model loading took 15.27 GiB and 8.01 seconds",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:40 [gpu_worker.py:298] Available KV cache memory: 52.13 GiB",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:40 [kv_cache_utils.py:1087] GPU KV cache size: 379,648 tokens",
+    # vLLM's capture progress bars (V0, and V1's per mode)
+    "Capturing CUDA graph shapes: 100%|██████████| 67/67 [00:20<00:00,  3.31it/s]",
+    "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 67/67 [00:05<00:00, 12.41it/s]",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:55 [gpu_model_runner.py:3480] Graph capturing finished in 12 secs, took 0.56 GiB",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:55 [core.py:210] init engine (profile, create kv cache, warmup model) took 25.01 seconds",
     "(APIServer pid=1) INFO 03-02 10:15:56 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000",
