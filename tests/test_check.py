@@ -350,3 +350,33 @@ def test_a_log_that_stops_inside_a_start_up_step_lists_the_known_crashes_of_that
     # a log that stops in capture with nothing but the step's own progress lines ties no cause to it
     plain = (logs / "vllm" / "no-crash--qwen3-8b-paste-stops-in-capture.log").read_text()
     assert diagnose_text(plain, catalog).risks == ()
+
+
+def test_weights_that_cannot_fit_one_gpu_are_a_warning_citing_the_engines_rule(catalog):
+    # 235B parameters in BF16 on one rank: no GPU sold holds 438 GiB, whatever the card
+    report = plan(catalog, "python -m sglang.launch_server --model-path Qwen/Qwen3-VL-235B-A22B-Instruct --dp-size 8")
+    [alert] = [a for a in report.alerts if a.key == "weights-exceed-gpu-memory-load-oom"]
+    assert alert.title.startswith("The weights alone need about 438 GiB per GPU") and alert.references
+    # the same eight GPUs as one replica wide enough for 80 GB cards, not 8 x 8
+    assert alert.fixes[0].command == "python -m sglang.launch_server --model-path Qwen/Qwen3-VL-235B-A22B-Instruct --tp-size 8"
+    # split eight ways it fits; an FP8 build of a 30B model fits one 80 GB card
+    report = plan(catalog, "vllm serve Qwen/Qwen3-235B-A22B --tensor-parallel-size 8")
+    assert "weights-exceed-gpu-memory-at-load" not in keys(report)
+    assert any(c.startswith("weights: 235B parameters x 2 bytes (bf16) / 8 GPUs = 55 GiB") for c in report.checked)
+    # the card's own memory, when known, is the limit: a BF16 30B MoE on a 32 GB card
+    local = {"gpu": Fact("NVIDIA GeForce RTX 5090", "this machine: nvidia-smi"),
+             "gpu_memory_mib": Fact(32607, "this machine: nvidia-smi")}
+    report = plan(catalog, "vllm serve Qwen/Qwen3-30B-A3B-Thinking-2507", local=local)
+    assert "weights-exceed-gpu-memory-at-load" in keys(report, "warning")
+    assert "weights-exceed-gpu-memory-at-load" not in keys(plan(catalog, "vllm serve Qwen/Qwen3-30B-A3B-GPTQ-Int4", local=local))
+
+
+def test_an_unstated_tp_size_is_unknown_not_one(catalog):
+    # a ServerArgs dump cut before tp_size: the weights check has no split to divide by, so it says nothing
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    cut = ("[2025-05-07 03:02:21] server_args=ServerArgs(model_path='/data/Qwen/Qwen3-235B-A22B', "
+           "tokenizer_path='/data/Qwen/Qwen3-235B-A22B', tokenizer_mode='auto', trust_remote_code=True, dtype='auto', dev\n")
+    assert not any(r.rule_id.startswith("weights-exceed") for r in diagnose_text(cut, catalog).risks)
+    whole = "python -m sglang.launch_server --model-path /data/Qwen/Qwen3-235B-A22B --port 30000\n"
+    assert [r.rule_id for r in diagnose_text(whole, catalog).risks][:1] == ["weights-exceed-gpu-memory-load-oom"]

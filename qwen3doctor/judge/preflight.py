@@ -150,6 +150,7 @@ def shape_alerts(env: Environment, flags: dict[str, str], catalog: Catalog) -> t
     pp = _int(env.get("pp")) or 1
     dp = _int(env.get("dp")) or 1
     _gpu_count_alert(env, tp * pp * dp, tp, pp, dp, alerts, passed)
+    _weights_alert(env, flags, catalog, tp * pp, dp, alerts, passed)
     if found is None:
         not_checked.append(f"TP / EP / FP8-block divisibility: {model or 'the model'} is not in the bundled shapes table "
                            f"({', '.join(shapes_table()['models'])})" if model else "model shapes: the command names no model")
@@ -291,6 +292,92 @@ def _gpu_count_alert(env: Environment, need: int, tp: int, pp: int, dp: int, ale
                             fixes=(Fix("Lower the parallel sizes to the GPUs you have (or set CUDA_VISIBLE_DEVICES on a bigger node)", "", ""),)))
     else:
         passed.append(f"{need} GPU(s) needed, {have} available")
+
+
+# bytes a parameter takes on the GPU, at least, for each quantization (the 4-bit formats' scales and the layers they
+# leave in BF16 only add to it)
+BYTES_PER_PARAM = {None: 2.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp8-block": 1.0, "int8": 1.0, "awq": 0.5,
+                   "gptq-int4": 0.5, "nvfp4": 0.5, "mxfp4": 0.5}
+# no GPU sold holds more (B300 and MI355X: 288 GB): weights beyond this per rank cannot load anywhere
+LARGEST_GPU_GIB = 268
+_PARAMS = re.compile(r"(?i)(?<![\w.])(?:qwen[\d.]*(?:-[a-z]+)*-)?(\d+(?:\.\d+)?)b(?:-a\d+(?:\.\d+)?b)?(?![\w.])")
+WEIGHTS_RULE = {"vllm": "weights-exceed-gpu-memory-at-load", "sglang": "weights-exceed-gpu-memory-load-oom"}
+
+
+def params_billions(model) -> float | None:
+    """The total parameter count a model id states in billions (`Qwen3-235B-A22B` -> 235, `Qwen3.6-27B-FP8` -> 27);
+    None when the name states none."""
+    name = str(model or "").rstrip("/").rsplit("/", 1)[-1]
+    m = _PARAMS.search(name.replace("_", "-"))
+    return float(m.group(1)) if m else None
+
+
+def _weights_alert(env: Environment, flags: dict[str, str], catalog: Catalog, ways: int, dp: int,
+                   alerts: list[Alert], passed: list[str]) -> None:
+    """The weights one GPU must hold, from the parameter count the model's name states and the bytes its
+    quantization takes: more than the GPU (or than any GPU) holds is an OOM while the model is built."""
+    params = params_billions(env.get("model"))
+    quant = env.get("quantization")
+    if params is None or quant not in BYTES_PER_PARAM:
+        return
+    if env.get("tp") is None and not env.get("serve_command"):
+        return  # no serve command read whole (a cut ServerArgs dump): an unstated TP size is unknown, not 1
+    if any(f in flags for f in ("--enable-expert-parallel", "--enable-ep-moe", "--ep-size", "--ep")):
+        ways *= dp  # experts spread over the data-parallel ranks too: the least a rank can hold
+    per_gib = params * 1e9 * BYTES_PER_PARAM[quant] / ways / 2**30
+    mib = _int(env.get("gpu_memory_mib"))
+    limit, what = ((mib / 1024, f"the {mib / 1024:.0f} GiB of {env.get('gpu') or 'the GPU'}") if mib
+                   else (LARGEST_GPU_GIB, f"any GPU holds ({LARGEST_GPU_GIB} GiB)"))
+    split = f"{ways} GPU" + ("s" if ways > 1 else "")
+    arithmetic = (f"{params:g}B parameters x {BYTES_PER_PARAM[quant]:g} bytes ({quant or 'bf16'}) / {split} = "
+                  f"{per_gib:.0f} GiB per GPU before any KV cache")
+    if per_gib <= limit:
+        passed.append(f"weights: {arithmetic}, within {what}")
+        return
+    engine = env.get("engine") or "vllm"
+    rule_id = WEIGHTS_RULE.get(engine)
+    alert = _shape_alert("memory:weights", f"The weights alone need about {per_gib:.0f} GiB per GPU, more than {what}",
+                         (arithmetic,), catalog, rule_id, env, valid=[])
+    # the TP size that leaves a fifth of each card for activations and the KV cache (80 GB cards when the GPU is
+    # unknown), as a power of two; the rule's own fixes that name a TP size of their own are left out
+    card = limit if mib else 80 * 1000**3 / 2**30
+    total = per_gib * ways
+    tp_need = 1
+    while total / (tp_need * pp_of(env)) > card * 0.8 and tp_need < 64:
+        tp_need *= 2
+    flag = "--tp-size" if engine == "sglang" else "--tensor-parallel-size"
+    command = _replace_flag(env, flag, str(tp_need))
+    tp_now = _int(env.get("tp")) or 1
+    if dp > 1:  # the same GPUs in fewer, wider replicas
+        command = _with_dp(command, max(1, dp * tp_now // tp_need))
+    sized = Fix(f"Split the weights over {tp_need} GPUs per replica ({total:.0f} GiB in all; "
+                f"{'on ' + str(env.get('gpu')) if mib else 'for 80 GB cards'})", command,
+                "more GPUs per replica" + ("; above 8 that means several nodes" if tp_need > 8 else ""))
+    fixes = (sized,) + tuple(f for f in alert.fixes if not _TP_VALUE.search(f.command))
+    alerts.append(replace(alert, fixes=fixes))
+
+
+def _with_dp(command: str, dp: int) -> str:
+    """The command with its data-parallel size set to `dp` (the flag dropped at 1)."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return command
+    out, i = [], 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.split("=", 1)[0] in ("--dp-size", "--dp", "--data-parallel-size", "-dp"):
+            if dp > 1:
+                out += [tok.split("=", 1)[0], str(dp)]
+            i += 1 if "=" in tok else 2
+            continue
+        out.append(tok)
+        i += 1
+    return shlex.join(out)
+
+
+def pp_of(env: Environment) -> int:
+    return _int(env.get("pp")) or 1
 
 
 def _vision_alert(s: dict, tp: int, flags: dict[str, str], engine: str, env: Environment, catalog: Catalog,
