@@ -149,6 +149,9 @@ Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/cuda-runtim
     c = primary(log, catalog)
     assert c.message == "CUDA error: an illegal memory access was encountered"
     assert c.crash_class == "illegal-memory-access"
+    # a capture-time error named only by its code: CUDA's own wording, which the rules' patterns use
+    capture = log.replace("cudaErrorIllegalAddress", "cudaErrorStreamCaptureUnsupported")
+    assert primary(capture, catalog).message == "CUDA error: operation not permitted when stream is capturing"
 
 
 def test_a_dump_of_the_scheduled_batch_is_a_crash_sign(catalog):

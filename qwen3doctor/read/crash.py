@@ -80,6 +80,11 @@ CUDA_ERRORS = {
     "cudaErrorMisalignedAddress": "misaligned address",
     "cudaErrorInvalidValue": "invalid argument",
     "cudaErrorLaunchOutOfResources": "too many resources requested for launch",
+    "cudaErrorStreamCaptureUnsupported": "operation not permitted when stream is capturing",
+    "cudaErrorStreamCaptureInvalidated": "operation failed due to a previous error during capture",
+    "cudaErrorStreamCaptureUnjoined": "capturing stream has unjoined work",
+    "cudaErrorNotSupported": "operation not supported",
+    "cudaErrorPeerAccessUnsupported": "peer access is not supported between these two devices",
 }
 # an engine's dump of the scheduled batch: it prints this only when the step that ran the batch died
 _BATCH_DUMP = re.compile(r"Dumping (?:scheduler output|input data)|scheduled_spec_decode_tokens=|SchedulerOutput\(")
