@@ -378,5 +378,8 @@ def test_an_unstated_tp_size_is_unknown_not_one(catalog):
     cut = ("[2025-05-07 03:02:21] server_args=ServerArgs(model_path='/data/Qwen/Qwen3-235B-A22B', "
            "tokenizer_path='/data/Qwen/Qwen3-235B-A22B', tokenizer_mode='auto', trust_remote_code=True, dtype='auto', dev\n")
     assert not any(r.rule_id.startswith("weights-exceed") for r in diagnose_text(cut, catalog).risks)
-    whole = "python -m sglang.launch_server --model-path /data/Qwen/Qwen3-235B-A22B --port 30000\n"
+    whole = "python -m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B --port 30000\n"
     assert [r.rule_id for r in diagnose_text(whole, catalog).risks][:1] == ["weights-exceed-gpu-memory-load-oom"]
+    # a local path that names no quantization may hold a 4-bit export: not assumed to be BF16
+    local = "python -m sglang.launch_server --model-path /data/Qwen3-235B-A22B --port 30000\n"
+    assert not any(r.rule_id.startswith("weights-exceed") for r in diagnose_text(local, catalog).risks)

@@ -296,7 +296,8 @@ def _gpu_count_alert(env: Environment, need: int, tp: int, pp: int, dp: int, ale
 
 # bytes a parameter takes on the GPU, at least, for each quantization (the 4-bit formats' scales and the layers they
 # leave in BF16 only add to it)
-BYTES_PER_PARAM = {None: 2.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp8-block": 1.0, "int8": 1.0, "awq": 0.5,
+# (an unknown quantization - a local path that says none - is not assumed to be BF16: no check)
+BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp8-block": 1.0, "int8": 1.0, "awq": 0.5,
                    "gptq-int4": 0.5, "nvfp4": 0.5, "mxfp4": 0.5}
 # no GPU sold holds more (B300 and MI355X: 288 GB): weights beyond this per rank cannot load anywhere
 LARGEST_GPU_GIB = 268
@@ -329,7 +330,7 @@ def _weights_alert(env: Environment, flags: dict[str, str], catalog: Catalog, wa
     limit, what = ((mib / 1024, f"the {mib / 1024:.0f} GiB of {env.get('gpu') or 'the GPU'}") if mib
                    else (LARGEST_GPU_GIB, f"any GPU holds ({LARGEST_GPU_GIB} GiB)"))
     split = f"{ways} GPU" + ("s" if ways > 1 else "")
-    arithmetic = (f"{params:g}B parameters x {BYTES_PER_PARAM[quant]:g} bytes ({quant or 'bf16'}) / {split} = "
+    arithmetic = (f"{params:g}B parameters x {BYTES_PER_PARAM[quant]:g} bytes ({quant}) / {split} = "
                   f"{per_gib:.0f} GiB per GPU before any KV cache")
     if per_gib <= limit:
         passed.append(f"weights: {arithmetic}, within {what}")

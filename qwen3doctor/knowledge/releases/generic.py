@@ -349,15 +349,15 @@ MISSING_MODULE = re.compile(r"No module named '?(?P<module>(?:vllm|sglang)(?:\.\
 
 def import_presence(engine: str, module: str, name: str | None = None) -> list[int]:
     """The indexes of the releases whose sources define `module` (a module or package with a function in it), or
-    the function or class `name` in it; [] when no indexed release does (a compiled module such as `vllm._C`, a
-    constant, a plugin's own module: the index cannot speak of those)."""
+    the function `name` in it; [] when no indexed release does (a compiled module such as `vllm._C`, a constant, a
+    plugin's own module: the index cannot speak of those)."""
     t = table(engine, "func")
     if t is None:
         return []
     if name is None:
         keys = [k for k in t.facts if k.startswith((module + ":", module + "."))]
     else:
-        keys = [k for k in t.facts if k.startswith(f"{module}:") and (k == f"{module}:{name}" or k.startswith(f"{module}:{name}."))]
+        keys = [f"{module}:{name}"] if f"{module}:{name}" in t.facts else []
     present: set[int] = set()
     for key in keys:
         iv = t.facts[key]
