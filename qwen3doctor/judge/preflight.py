@@ -319,6 +319,8 @@ def _weights_alert(env: Environment, flags: dict[str, str], catalog: Catalog, wa
     quantization takes: more than the GPU (or than any GPU) holds is an OOM while the model is built."""
     params = params_billions(env.get("model"))
     quant = env.get("quantization")
+    if quant is None and re.match(r"(?i)qwen/qwen", str(env.get("model") or "")):
+        quant = "bf16"  # an official Qwen id with no quantization suffix is the BF16 release
     if params is None or quant not in BYTES_PER_PARAM:
         return
     if env.get("tp") is None and not env.get("serve_command"):
