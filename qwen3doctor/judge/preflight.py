@@ -150,7 +150,7 @@ def shape_alerts(env: Environment, flags: dict[str, str], catalog: Catalog) -> t
     pp = _int(env.get("pp")) or 1
     dp = _int(env.get("dp")) or 1
     _gpu_count_alert(env, tp * pp * dp, tp, pp, dp, alerts, passed)
-    _weights_alert(env, flags, catalog, tp * pp, dp, alerts, passed)
+    _weights_alert(env, flags, catalog, tp, pp, dp, alerts, passed)
     if found is None:
         not_checked.append(f"TP / EP / FP8-block divisibility: {model or 'the model'} is not in the bundled shapes table "
                            f"({', '.join(shapes_table()['models'])})" if model else "model shapes: the command names no model")
@@ -313,7 +313,7 @@ def params_billions(model) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _weights_alert(env: Environment, flags: dict[str, str], catalog: Catalog, ways: int, dp: int,
+def _weights_alert(env: Environment, flags: dict[str, str], catalog: Catalog, tp: int, pp: int, dp: int,
                    alerts: list[Alert], passed: list[str]) -> None:
     """The weights one GPU must hold, from the parameter count the model's name states and the bytes its
     quantization takes: more than the GPU (or than any GPU) holds is an OOM while the model is built."""
@@ -325,6 +325,7 @@ def _weights_alert(env: Environment, flags: dict[str, str], catalog: Catalog, wa
         return
     if env.get("tp") is None and not env.get("serve_command"):
         return  # no serve command read whole (a cut ServerArgs dump): an unstated TP size is unknown, not 1
+    ways = tp * pp
     if any(f in flags for f in ("--enable-expert-parallel", "--enable-ep-moe", "--ep-size", "--ep")):
         ways *= dp  # experts spread over the data-parallel ranks too: the least a rank can hold
     per_gib = params * 1e9 * BYTES_PER_PARAM[quant] / ways / 2**30
@@ -346,13 +347,12 @@ def _weights_alert(env: Environment, flags: dict[str, str], catalog: Catalog, wa
     card = limit if mib else 80 * 1000**3 / 2**30
     total = per_gib * ways
     tp_need = 1
-    while total / (tp_need * pp_of(env)) > card * 0.8 and tp_need < 64:
+    while total / (tp_need * pp) > card * 0.8 and tp_need < 64:
         tp_need *= 2
     flag = "--tp-size" if engine == "sglang" else "--tensor-parallel-size"
     command = _replace_flag(env, flag, str(tp_need))
-    tp_now = _int(env.get("tp")) or 1
     if dp > 1:  # the same GPUs in fewer, wider replicas
-        command = _with_dp(command, max(1, dp * tp_now // tp_need))
+        command = _with_dp(command, max(1, dp * tp // tp_need))
     sized = Fix(f"Split the weights over {tp_need} GPUs per replica ({total:.0f} GiB in all; "
                 f"{'on ' + str(env.get('gpu')) if mib else 'for 80 GB cards'})", command,
                 "more GPUs per replica" + ("; above 8 that means several nodes" if tp_need > 8 else ""))
@@ -378,9 +378,6 @@ def _with_dp(command: str, dp: int) -> str:
         i += 1
     return shlex.join(out)
 
-
-def pp_of(env: Environment) -> int:
-    return _int(env.get("pp")) or 1
 
 
 def _vision_alert(s: dict, tp: int, flags: dict[str, str], engine: str, env: Environment, catalog: Catalog,
