@@ -445,3 +445,17 @@ def test_a_telling_pattern_counts_on_pasted_lines_only_by_what_it_matched(tmp_pa
     assert not diagnose_text(listing, catalog).crashes
     crashed = diagnose_text(listing + "Exception: Capture cuda graph failed: see above\n", catalog)
     assert [f.rule_id for f in crashed.findings] == ["loose-words"]
+
+
+def test_a_message_copied_from_a_rendered_page_without_its_backticks_still_matches(catalog):
+    # GitHub renders `spawn` as a code span; copying the page drops the backticks the rule's pattern quotes
+    from qwen3doctor.knowledge.patterns import backticks_optional
+
+    assert backticks_optional("use the `spawn` start method") == "use the `?spawn`? start method"
+    assert backticks_optional(r"a \` and [`]") == r"a \` and [`]"  # escaped, or in a class: left alone
+    assert backticks_optional("because `?--kv-transfer-config`? is set").count("`?") == 2  # already optional
+    # torch's sampler message quotes `inf` and `nan`; the rule's only pattern for it does too
+    with_ticks = "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0\n"
+    for log in (with_ticks, with_ticks.replace("`", "")):
+        report = diagnose_text(log, catalog)
+        assert report.findings and report.findings[0].rule_id == "fp16-activation-overflow-exclamation-output", log

@@ -28,7 +28,32 @@ WRAP = {
 @lru_cache(maxsize=None)
 def compile_pattern(kind: str, source: str) -> Any:
     """Compile a rule pattern; raises regex.error (and friends) for an invalid one."""
-    return regex.compile(WRAP[kind].format(source))
+    return regex.compile(WRAP[kind].format(backticks_optional(source)))
+
+
+def backticks_optional(source: str) -> str:
+    """The pattern with each literal backtick optional. Engines quote names in backticks (`inf`, `spawn`,
+    `model_type`); a log copied from a rendered issue page, where Markdown turned them into code spans, has lost
+    them, and the pattern must match both."""
+    if "`" not in source:
+        return source
+    out, escaped, in_class = [], False, False
+    for ch in source:
+        if escaped:
+            out.append(ch)
+            escaped = False
+            continue
+        if ch == "\\":
+            escaped = True
+        elif ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        out.append(ch)
+        if ch == "`" and not in_class:
+            out.append("?")
+    # (a backtick a rule already made optional stays `?, not `??)
+    return "".join(out).replace("`??", "`?")
 
 
 _META = set(".^$*+?{}[]|()\\")
@@ -38,6 +63,7 @@ _ESCAPED_LITERAL = set(".^$*+?{}[]|()\\/-'\" :,=<>#@!%&~`;")
 def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
     """For each top-level branch of `source`: the literals (MIN_ANCHOR+ characters) that must all occur for
     that branch to match, and whether they compare case-insensitively. None when some branch has none."""
+    source = backticks_optional(source)
     whole_caseless = source.startswith("(?i)")
     s = source[4:] if whole_caseless else source
     out = []

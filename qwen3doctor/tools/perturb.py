@@ -46,6 +46,7 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str], str]]] = {
     "smart-quotes": ("through a chat client that curls quotes", lambda t: re.sub(r"'([^'\n]*)'", "\u2018\\1\u2019", t)),
     "html-entities": ("copied from a web page's source", lambda t: t.replace("&", "&amp;").replace('"', "&quot;")
                       .replace("<", "&lt;").replace(">", "&gt;")),
+    "rendered-page": ("copied from a rendered issue page (Markdown ate the backticks)", lambda t: t.replace("`", "")),
     "newest-first": ("exported newest line first (Grafana / Loki / Kibana)", lambda t: "\n".join(reversed(_lines(t))) + "\n"),
     "last-15-lines": ("only the last 15 lines", lambda t: "\n".join(_lines(t)[-15:]) + "\n"),
 }
