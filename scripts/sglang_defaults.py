@@ -102,12 +102,20 @@ def wheel_source(spec: str) -> tuple[str, str]:
     path = Path(spec)
     if not path.is_file():
         tmp = Path(tempfile.mkdtemp(prefix="sglang-defaults-"))
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", f"sglang=={spec}", "-d", str(tmp)],
-                       check=True)
-        path = next(tmp.glob("sglang-*"))
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", f"sglang=={spec}", "-d", str(tmp)],
+                              check=False)
+        path = next(tmp.glob("sglang-*.whl"), None)
+        if done.returncode or path is None:
+            raise SystemExit(f"could not download the wheel of sglang=={spec} (is it a published version, and can pip "
+                             "reach its index?)")
+    if not (path.name.startswith("sglang-") and path.name.endswith(".whl")):
+        raise SystemExit(f"{path}: not an SGLang wheel (sglang-VERSION-....whl)")
     version = path.name.split("-")[1]
-    with zipfile.ZipFile(path) as z:
-        return z.read("sglang/srt/server_args.py").decode("utf-8"), version
+    try:
+        with zipfile.ZipFile(path) as z:
+            return z.read("sglang/srt/server_args.py").decode("utf-8"), version
+    except (zipfile.BadZipFile, KeyError, OSError):
+        raise SystemExit(f"{path}: not an SGLang wheel with sglang/srt/server_args.py") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -375,6 +375,9 @@ def test_an_import_the_index_cannot_date_is_left_to_the_rules(bundled):
     report = diagnose_text(head + "ImportError: cannot import name 'get_ip' from 'vllm.utils'\n", bundled)
     top = next(f for f in report.findings if f.rule_id == "release-index/import")
     assert "vLLM 0.12.0 no longer has it" in " ".join(ev.text for ev in top.evidence)
+    # where the helper went in this release, from the same table
+    assert "in vLLM 0.12.0 `get_ip` is defined in `vllm.utils.network_utils`: import it from there" in [
+        ev.text for ev in top.evidence]
     assert any(f.command == 'pip install "vllm==0.11.0"' for f in top.fixes)
     # an SGLang module is not dated by the vLLM version of the same log
     report = diagnose_text(head + "ModuleNotFoundError: No module named 'sglang.srt.layers.moe.fused_moe_triton'\n", bundled)

@@ -301,7 +301,7 @@ BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp8-block": 1.0, "int8
                    "gptq-int4": 0.5, "nvfp4": 0.5, "mxfp4": 0.5}
 # no GPU sold holds more (B300 and MI355X: 288 GB): weights beyond this per rank cannot load anywhere
 LARGEST_GPU_GIB = 268
-_PARAMS = re.compile(r"(?i)(?<![\w.])(?:qwen[\d.]*(?:-[a-z]+)*-)?(\d+(?:\.\d+)?)b(?:-a\d+(?:\.\d+)?b)?(?![\w.])")
+_PARAMS = re.compile(r"(?i)(?<![\w.])(\d+(?:\.\d+)?)b(?:-a\d+(?:\.\d+)?b)?(?![\w.])")
 WEIGHTS_RULE = {"vllm": "weights-exceed-gpu-memory-at-load", "sglang": "weights-exceed-gpu-memory-load-oom"}
 
 

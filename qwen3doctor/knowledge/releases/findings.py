@@ -4,11 +4,10 @@ when a log line asks for it."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from ..generic import GENERIC_FRAMES
 from ...model import Evidence, Finding, Fix, Scan
-from . import LABEL
+from . import LABEL, available, flag_fact, position, releases, table
 
 TRIGGER = re.compile(r"unrecognized arguments?:|invalid choice:|are not supported for now|is not supported for now|"
                      r"has no vLLM implementation|No module named '?(?:vllm|sglang)\.|cannot import name '\w+' from '(?:vllm|sglang)\.")
@@ -46,8 +45,6 @@ def _import_finding(line: str, version, engine: str, what: str, facts: list[str]
                     present: list[int]) -> Finding:
     """An engine module (or a name in one) that the running release lacks: a package built for other releases
     (a plugin, an out-of-tree model, a model card's newer recipe), or an engine older than the model."""
-    from . import releases
-
     rel, label = releases(engine), LABEL[engine]
     fixes = []
     if pos is None or pos < present[0]:
@@ -62,19 +59,24 @@ def _import_finding(line: str, version, engine: str, what: str, facts: list[str]
     return _finding("import", title, engine, [line.strip()[:200]] + facts, fixes, "high" if pos is not None else "medium")
 
 
-def _removal_finding(scan: Scan, message: str) -> Finding | None:
-    """The engine's own message that a feature, flag or hook was taken out, dated by its raise site: the release
-    that first raises it removed what the launch (or a package built on the engine) still uses."""
-    from . import releases
+def _raise_site(scan: Scan, message: str) -> tuple[str, tuple[str, str, str, str]] | None:
+    """(engine, (file, function, releases, template)) of the one raise site whose template matches the message; a
+    log that does not say its engine takes the engine whose sources raise it, when only one does."""
     from .generic import raise_sites
 
     engine = _engine(scan)
     found = {e: raise_sites(e, message, limit=1) for e in ((engine,) if engine else tuple(LABEL))}
-    found = {e: sites for e, sites in found.items() if sites}
-    if len(found) != 1:
+    found = {e: sites[0] for e, sites in found.items() if sites}
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
+def _removal_finding(scan: Scan, message: str) -> Finding | None:
+    """The engine's own message that a feature, flag or hook was taken out, dated by its raise site: the release
+    that first raises it removed what the launch (or a package built on the engine) still uses."""
+    site = _raise_site(scan, message)
+    if site is None:
         return None
-    (engine, sites), = found.items()
-    path, func, present, template = sites[0]
+    engine, (path, func, present, _) = site
     rel, label = releases(engine), LABEL[engine]
     first = present.split("-", 1)[0].split(",", 1)[0].strip()
     if first not in rel:
@@ -88,8 +90,6 @@ def _removal_finding(scan: Scan, message: str) -> Finding | None:
                          "launch is updated", f'pip install "{engine}=={rel[at - 1]}"', "an older engine"))
     title = f"{label} {first} and later removed what this launch or its code still uses (from the release index)"
     version = scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
-    from . import position
-
     pos = position(engine, version)
     return _finding("removed", title, engine, lines, fixes, "high" if pos is not None and pos >= at else "medium")
 
@@ -102,13 +102,10 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     removed = [c for c in scan.crashes if c.message and REMOVED.search(c.message)]
     if not triggered and not env_lines and not removed:
         return [], []
-    from . import available
-
     if not available():
         return [], []
     from .generic import (architecture_lines, choice_lines, flag_lines, ignored_variables, import_lines,
                           rejected_arguments, FALLBACK_ARCH, UNSUPPORTED_ARCH)
-    from . import flag_fact, position, table
 
     version = scan.environment.get("engine_version")
     findings: list[Finding] = []
@@ -185,27 +182,13 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
     """For a crash no rule explains: the raise site of its message and the rules that name the same function, as
     next steps. (A diagnosis with findings does not read the raise sites: that table is the biggest one.)"""
     crash = next((c for c in scan.crashes if c.message and c.role != "wrapper"), None)
-    if crash is None or findings:
+    if crash is None or findings or not available():
         return findings, []
-    from . import available
-
-    if not available():
+    site = _raise_site(scan, crash.message)
+    if site is None:
         return findings, []
-    from .generic import raise_sites
-
-    # a log that does not say its engine: the engine whose sources raise this message, when only one does
-    engine = _engine(scan)
-    found = {e: raise_sites(e, crash.message, limit=1) for e in ((engine,) if engine else tuple(LABEL))}
-    found = {e: sites for e, sites in found.items() if sites}
-    if len(found) != 1:
-        return findings, []
-    (engine, sites), = found.items()
-    path, func, present, _ = sites[0]
-    note = f"the message is raised by `{path}` in `{func}`, present in {LABEL[engine]} {present}"
-    if findings:
-        top = findings[0]
-        return [replace(top, notes=tuple(top.notes) + (note,))] + findings[1:], []
-    steps = [note]
+    engine, (path, func, present, _) = site
+    steps = [f"the message is raised by `{path}` in `{func}`, present in {LABEL[engine]} {present}"]
     citing = []
     from ..patterns import compile_pattern
 

@@ -402,4 +402,17 @@ def import_lines(line: str, versions: dict[str, str | None]) -> tuple[str, str, 
     if pos is not None:
         facts.append(f"{_version_text(engine, version)} "
                      + ("predates it" if pos < present[0] else "no longer has it" if pos > present[-1] else "lacks it"))
+        if name is not None:
+            moved = _defined_at(engine, name, pos)
+            if 0 < len(moved) <= 2:  # (a name many modules define is a method name, not a helper that moved)
+                facts.append(f"in {_version_text(engine, version)} `{name}` is defined in "
+                             + " and ".join(f"`{m}`" for m in moved) + ": import it from there")
     return engine, what, facts, pos, present
+
+
+def _defined_at(engine: str, name: str, pos: int) -> list[str]:
+    """The modules of release `pos` that define a function `name` (where a moved helper went)."""
+    t = table(engine, "func")
+    suffix = f":{name}"
+    return sorted(k[: -len(suffix)] for k, iv in t.facts.items()
+                  if k.endswith(suffix) and any(iv[i] <= pos <= iv[i + 1] for i in range(0, len(iv), 2)))
