@@ -171,6 +171,16 @@ def test_explain_a_flag_and_a_variable():
     assert "`Qwen3_5ForConditionalGeneration` is registered by 0.17.0-" in arch and "SGLang:" in arch
     assert describe("release-index/flag")[0].startswith("release-index/flag: no rule; a diagnosis from the release index")
     assert describe("release:arch:no-such-family") is None
+    # every kind the release index reports explains (import and removed once answered "no rule is known")
+    import inspect
+    import re as _re
+
+    from qwen3doctor.knowledge.releases import findings
+
+    kinds = set(_re.findall(r'_finding\("(\w+)"', inspect.getsource(findings)))
+    assert {"flag", "choice", "architecture", "import", "removed"} <= kinds
+    for kind in kinds:
+        assert describe(f"release-index/{kind}")[0].startswith(f"release-index/{kind}: no rule;"), kind
 
 
 def test_check_flags_a_flag_the_planned_release_lacks():

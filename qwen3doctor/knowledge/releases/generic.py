@@ -198,6 +198,11 @@ GENERIC_IDS = {
     "release-index/choice": "a value of a serve flag that the logged release does not offer, with the values it does",
     "release-index/architecture": "a model architecture the logged release does not register, with the first release "
                                   "that does",
+    "release-index/import": "an engine module or function the logged release lacks (`No module named 'vllm.X'`, "
+                            "`cannot import name 'f'`), with the releases that define it, where it lives now, and the "
+                            "upgrade or the pin",
+    "release-index/removed": "the engine's own message that something was removed or moved, dated by the first "
+                             "release that raises it, with a pin to the release before",
 }
 
 
