@@ -1,4 +1,4 @@
-"""The vocabularies: model families, quantization methods, GPUs. Names in, canonical words out."""
+"""The vocabularies: model families, quantization methods, GPUs, Python's error wording. Names in, canonical words out."""
 
 from __future__ import annotations
 
@@ -11,6 +11,39 @@ FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
 
 QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "gguf", "bf16", "fp16")
 QUANT_COVERS = {"fp8": {"fp8-block"}}
+
+# Python's own wording of an error, about any object: (the fragment every such message holds, the exception type it
+# comes with, the shape of a whole line pasted without that type - None when the fragment alone is no safe sign of
+# it). A rule pattern's literal inside a fragment is no evidence of that rule (judge.match); a pasted line of the
+# shape is read as that exception (read.crash).
+PYTHON_ERRORS = (
+    ("object has no attribute", "AttributeError", r"^'?[\w.]+'? object has no attribute '\w+'"),
+    ("object is not subscriptable", "TypeError", r"^'?[\w.]+'? object is not subscriptable\b"),
+    ("object is not iterable", "TypeError", r"^'?[\w.]+'? object is not iterable\b"),
+    ("object is not callable", "TypeError", r"^'?[\w.]+'? object is not callable\b"),
+    ("object does not support item assignment", "TypeError", None),
+    ("got an unexpected keyword argument", "TypeError", r"\bgot an unexpected keyword argument '\w+'"),
+    ("missing 1 required positional argument", "TypeError", r"\bmissing \d+ required positional arguments?: '\w+'"),
+    ("required positional arguments", "TypeError", None),
+    ("positional arguments but", "TypeError", None),
+    ("were given", "TypeError", None),
+    ("unsupported operand type(s) for", "TypeError", None),
+    ("cannot import name", "ImportError", r"^cannot import name '\w+' from '[\w.]+'"),
+    ("No module named", "ModuleNotFoundError", r"^No module named '[\w.]+'"),
+    ("list index out of range", "IndexError", None),
+    ("index out of range", "IndexError", None),
+    ("not enough values to unpack", "ValueError", None),
+    ("too many values to unpack", "ValueError", None),
+    ("referenced before assignment", "UnboundLocalError", None),
+    ("has no len()", "TypeError", None),
+    ("is not in list", "ValueError", None),
+    ("invalid literal for int() with base", "ValueError", None),
+    ("can only concatenate", "TypeError", None),
+    ("argument of type", "TypeError", None),
+    ("must be str, not", "TypeError", None),
+    ("object cannot be interpreted as an integer", "TypeError", None),
+    ("division by zero", "ZeroDivisionError", None),
+)
 
 # maca: MetaX GPUs (the vllm-metax / MACA stack); musa: Moore Threads GPUs
 PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu", "tpu", "maca", "musa")

@@ -2,6 +2,7 @@
 exception types and frames (a hit on one of them is weak evidence)."""
 
 from .defaults import SGLANG_DEFAULT_SERVER_ARGS
+from ..vocab import PYTHON_ERRORS
 
 # Messages every crash of a class shares: a message pattern that matches one of them is generic.
 GENERIC_MESSAGES = (
@@ -35,15 +36,7 @@ GENERIC_MESSAGES = (
 # Python's own wording of an error, whatever object or name it is about: a pattern's literal that says no more than
 # one of these (`object has no attribute` between two names the paste may not show) cannot stand for the pattern
 # on a pasted fragment (judge/match.py: fragment_literals)
-PYTHON_WORDING = (
-    "object has no attribute", "object is not subscriptable", "object is not iterable", "object is not callable",
-    "object does not support item assignment", "got an unexpected keyword argument", "missing 1 required positional argument",
-    "required positional arguments", "positional arguments but", "were given", "unsupported operand type(s) for",
-    "cannot import name", "No module named", "list index out of range", "index out of range",
-    "not enough values to unpack", "too many values to unpack", "referenced before assignment", "has no len()",
-    "is not in list", "invalid literal for int() with base", "can only concatenate", "argument of type",
-    "must be str, not", "object cannot be interpreted as an integer", "division by zero",
-)
+PYTHON_WORDING = tuple(fragment for fragment, _, _ in PYTHON_ERRORS)
 # Exception types too common to tell one root cause from another.
 GENERIC_EXCEPTIONS = (
     "KeyError", "ValueError", "RuntimeError", "AssertionError", "TypeError", "AttributeError", "IndexError",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import re
 
 from .phases import IMPORTING
+from .. import vocab
 from ..model import Crash, Frame
 
 MAX_FRAMES = 160  # kept per traceback: the deepest ones, where the crash is
@@ -849,13 +850,7 @@ _NEGATED = re.compile(r"\b(?:no|not|0|zero|without|never|doesn't|does not|didn't
                       r"(?:crash|oom\b|out of memory|segfault|fail|died|illegal)", re.I)
 # Python's own wording of an error, pasted without its exception type (`'MergedColumnParallelLinear' object has no
 # attribute 'weight'`): the type it always comes with
-_PYTHON_WORDS = tuple((re.compile(p), kind) for p, kind in (
-    (r"^'?[\w.]+'? object has no attribute '\w+'", "AttributeError"),
-    (r"^'?[\w.]+'? object is not (?:subscriptable|iterable|callable)\b|\bgot an unexpected keyword argument '\w+'"
-     r"|\bmissing \d+ required positional arguments?: '\w+'", "TypeError"),
-    (r"^cannot import name '\w+' from '[\w.]+'", "ImportError"),
-    (r"^No module named '[\w.]+'", "ModuleNotFoundError"),
-))
+_PYTHON_WORDS = tuple((re.compile(shape), kind) for _, kind, shape in vocab.PYTHON_ERRORS if shape)
 PROSE_MAX_LINES = 40  # a paste this short with no crash line may still say, in words, that it crashed
 
 
