@@ -44,3 +44,25 @@ def test_lines_without_prefix_are_left_alone():
     # a level and a colon that are no logging record: a time, a key of a listing
     assert peel("WARNING:12:30 retry")[1] == "WARNING:12:30 retry"
     assert peel("WARNING:root")[1] == "WARNING:root"
+
+
+def test_an_nccl_debug_line_keeps_its_level_and_a_failing_warn_is_an_error_record():
+    from qwen3doctor.read.crash import CrashParser
+    from qwen3doctor.read.prefixes import peel_record
+
+    def scan_text(text):
+        parser = CrashParser()
+        for n, line in enumerate(text.splitlines(), 1):
+            process, body, record = peel_record(line)
+            parser.feed(n, process, body, process is not None, record)
+        return parser.finish()
+
+    warn = ("qwen-decode-7f9c6d8b5-x2kqp-with-a-long-pod-name:412:1201 [3] misc/shmutils.cc:129 NCCL WARN Error while "
+            "creating shared memory segment /dev/shm/nccl-Qm83Tz (size 33030528), error: No space left on device (28)")
+    assert peel_record(warn)[1:] == (warn[warn.index("NCCL WARN"):], "NCCL WARN")
+    assert peel_record("[2025-10-13 09:06:25] node1:5:9 [0] NCCL INFO Bootstrap")[1:] == ("NCCL INFO Bootstrap", "NCCL INFO")
+    # NCCL's own error record is the crash a paste of NCCL_DEBUG output holds; a WARN about a fallback is none
+    failed = scan_text(warn + "\nnode1:412:1201 [3] NCCL INFO proxy.cc:1336 -> 2\n")
+    assert [c.message for c in failed] == [warn[warn.index("NCCL WARN"):]]
+    assert not scan_text("node1:2211:2245 [0] NCCL WARN NET/IB : No device found.\n"
+                         "node1:2211:2245 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.3.14<0>\n")

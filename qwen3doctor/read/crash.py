@@ -269,6 +269,9 @@ _ERROR_OBJECT = re.compile(
 # the same response cut before its type: `openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '...`
 _ERROR_OBJECT_CUT = re.compile(r"""Error code: \d+ - \{(?:['"]error['"]:\s*\{)?.*?['"]message['"]\s*:\s*['"](?P<msg>.+)$""")
 _ARGPARSE = re.compile(_ARGPARSE_HEAD)
+# an NCCL WARN line that says something failed (`Error while creating shared memory segment ...`, `Cuda failure
+# 217`, `Call to ibv_reg_mr failed`): NCCL's own error record; its other WARN lines (a fallback it took) are no crash
+_NCCL_FAILURE = re.compile(r"\b(?:[Ee]rror|[Ff]ail(?:ed|ure)?|No space left|[Uu]nable to|[Cc]annot|[Tt]imed? ?out|[Aa]bort)")
 _RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
@@ -591,7 +594,8 @@ class CrashParser:
             elif _BATCH_DUMP.search(text) and self._crashes and self._crashes[-1].role == "fragment" \
                     and self._crashes[-1].process == process and self._crashes[-1].last_line == line_no - 1:
                 self._crashes[-1] = replace(self._crashes[-1], last_line=line_no)  # the dump's next line
-            elif record is not None and record.startswith(("ERROR", "CRITICAL")):
+            elif record is not None and (record.startswith(("ERROR", "CRITICAL"))
+                                         or record == "NCCL WARN" and _NCCL_FAILURE.search(text)):
                 self._record(line_no, process, text, record)
             return
         body = m.group("m")

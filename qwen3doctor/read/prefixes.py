@@ -63,6 +63,10 @@ PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in PREFIXES)
+# NCCL's debug lines (NCCL_DEBUG=INFO / WARN): "host:pid:tid [dev] " and, in newer NCCL, the source line
+# ("misc/shmutils.cc:129 ") before "NCCL WARN ..." - the host part is any length (a pod's name), so it is matched
+# apart from the quick test; "NCCL WARN" stays in the text (rule patterns quote it) and names the record
+_NCCL = re.compile(r"[\w.-]+:\d+:\d+ \[\d+\] (?:[\w./-]+\.(?:cc|cu|h|cpp):\d+ )?(?=NCCL (?P<nl>WARN|INFO|TRACE|ABORT) )")
 _QUICK = re.compile(r"[\[(|>]|\d{4}-|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[\s:]|^[WEIFVD]\d{4}\s|^\d|^[\w./-]+\.(?:log|txt|out|err):"
                     r"|^[A-S][a-u][b-y] [ \d]\d \d\d:|^\d{1,2}月 ")
 
@@ -94,6 +98,10 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
         peeled = peel_record(stripped)
         return peeled if peeled[1] != stripped else (None, rest, None)
     for _ in range(6):
+        if " NCCL " in rest[:240]:
+            n = _NCCL.match(rest)
+            if n is not None:
+                return process, rest[n.end():], f"NCCL {n.group('nl')}"
         if not rest or rest[0] == " " or not _QUICK.search(rest, 0, 48):
             break
         for name, pattern in _COMPILED:
