@@ -230,3 +230,5 @@ class RuleMatch:
     when: tuple[Evidence, ...]
     rejected: bool  # a `match` clause missed in every alternative
     generic: dict[str, bool] = field(default_factory=dict)  # clause -> evidence was generic
+    # an alternative's message clause missed: the log holds the crash's own message and it is not this rule's
+    message_missed: bool = False

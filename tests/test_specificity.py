@@ -374,3 +374,17 @@ def test_a_default_in_sglangs_argument_dump_is_no_support(catalog):
     # the launch flag that does say so still supports it
     prefill = log.replace("--port 30000", "--port 30000 --disaggregation-mode prefill")
     assert "pd-heterogeneous-tp-transfer-unsupported" in [f.rule_id for f in diagnose_text(prefill, catalog).findings]
+
+
+def test_a_crash_whose_own_message_the_rule_misses_is_no_candidate_from_supporting_lines(catalog):
+    # the exception line is there and whole, and it is another cause's: a launch line a rule lists as support (an FP8
+    # checkpoint at --tp 8) makes no candidate of it (sglang#6033 was answered with the FP8 block rule)
+    launch = ("python3 -m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B-FP8 --tp 8 --trust-remote-code "
+              "--enable-torch-compile\n")
+    other = launch + ("Exception: Capture cuda graph failed: RuntimeError: Cannot call CUDAGeneratorImpl::current_seed during "
+                      "CUDA graph capture. If you need this call to be captured, please file an issue.\n")
+    ids = [f.rule_id for f in diagnose_text(other, catalog).findings]
+    assert ids[0] == "cuda-graph-capture-forbidden-operation" and "fp8-block-quant-tp-indivisible" not in ids
+    # with its own lines missing (a crash sign, no message to judge), the same launch still makes it a candidate
+    cut = launch + "[2025-06-11 03:43:20 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+    assert "fp8-block-quant-tp-indivisible" in [f.rule_id for f in diagnose_text(cut, catalog).findings]

@@ -481,10 +481,12 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
     rejected = bool(rule.match)
     best_key = (-1, -1, -99)
     chosen: tuple[Clause, ...] = ()
+    message_missed = False
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
         states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
         generic = {s.clause: s.generic for s in states}
+        message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)
         if any(s.state == MISS for s in states):
             if rejected and not best:
                 best, best_generic, chosen = states, generic, alternative
@@ -503,7 +505,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
         (cl.kind, s.text, src) in repeated for src in cl.sources))
     generic_all = dict(best_generic)
     generic_all.update({s.clause: s.generic for s in supports})
-    return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all)
+    return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all, message_missed)
 
 
 def candidates(clause: Clause, text: str, lower: str, only: tuple[int, ...] | None = None, partial: bool = False):

@@ -137,7 +137,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             basis = "generic"
         elif _combination(rm):
             basis = "combination"
-        elif (supported and crashed or on_path or path_hit or module is not None) and not misses:
+        elif (supported and crashed and not rm.message_missed or on_path or path_hit or module is not None) and not misses:
             # a crash whose own lines are missing, and lines that point here; or a cut traceback on this cause's path
             basis = "supporting" if supported and crashed else "path"
             # (the cut traceback stops in the module this cause lives in: beside supporting lines only when the module
