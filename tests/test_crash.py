@@ -110,3 +110,16 @@ def test_truncated_traceback_is_kept_as_an_incomplete_crash():
 def test_a_headless_frame_cut_mid_path_still_counts():
     crashes = parse('.py", line 138, in fi_chunk_gated_delta_rule\n    fi_beta = beta.to(torch.float32)\ntorch.AcceleratorError: CUDA error: an illegal memory access was encountered\n')
     assert crashes[0].functions == ("fi_chunk_gated_delta_rule",) and crashes[0].complete
+
+
+def test_sglangs_capture_advice_without_its_exception_line_is_a_capture_failure():
+    advice = """[2025-05-12 09:14:41 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=52.40 GB
+3. disable torch compile by not using --enable-torch-compile
+4. disable cuda graph by --disable-cuda-graph. (Not recommonded. Huge perf loss)
+Open an issue on GitHub https://github.com/sgl-project/sglang/issues/new/choose
+"""
+    crashes = parse(advice)
+    assert len(crashes) == 1 and crashes[0].message.startswith("Capture cuda graph failed:") and crashes[0].cut_short
+    # with the exception line there, the advice adds no second crash
+    whole = "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB\n" + advice
+    assert [c.message[:44] for c in parse(whole)] == ["Capture cuda graph failed: CUDA out of memory"]

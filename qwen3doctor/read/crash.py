@@ -89,6 +89,11 @@ CUDA_ERRORS = {
 }
 # an engine's dump of the scheduled batch: it prints this only when the step that ran the batch died
 _BATCH_DUMP = re.compile(r"Dumping (?:scheduler output|input data)|scheduled_spec_decode_tokens=|SchedulerOutput\(")
+# SGLang's numbered advice under "Capture cuda graph failed: ..." (cuda_graph_runner): a paste that kept the advice
+# and lost the exception line above it is a capture failure whose message is unknown
+_CAPTURE_ADVICE = re.compile(r"^\d\.\s+(?:disable (?:cuda|CUDA) graph by --disable-cuda-graph|set --cuda-graph-max-bs to a "
+                             r"smaller value|disable torch compile by not using --enable-torch-compile)")
+CAPTURE_FAILED = "Capture cuda graph failed:"
 # a module-qualified exception class, whatever its name (`torch._dynamo.exc.Unsupported`, `triton.runtime.errors.
 # OutOfResources`): an exception wherever a bare name would need Error or Exception in it to count
 _QUALIFIED_TYPE = r"(?:[a-z_]\w*\.){2,}[A-Z]\w*"
@@ -198,7 +203,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     rf"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^{_QUALIFIED_TYPE}: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    rf"Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
+    rf"by --disable-cuda-graph|Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
 WRAPPER_PATTERNS = re.compile(
@@ -589,6 +594,10 @@ class CrashParser:
                 error = CUDA_ERRORS.get(advice.group(1), advice.group(1))
                 self._open[process] = _Open(process, line_no, message=[f"CUDA error: {error}"], done=True,
                                             last_line=line_no, record=record)
+            elif _CAPTURE_ADVICE.match(text) and not any(CAPTURE_FAILED in c.message for c in self._crashes[-3:]) \
+                    and not any(CAPTURE_FAILED in " ".join(tb.message) for tb in self._open.values()):
+                self._add(Crash(classify("Exception", CAPTURE_FAILED), "Exception", CAPTURE_FAILED + " ...", process,
+                                line_no, role="fragment", cut_short=True, last_line=line_no))
             elif _BATCH_DUMP.search(text) and not self._crashes and not self._open:
                 self._add(Crash("unknown", None, "", process, line_no, role="fragment", last_line=line_no))  # a crash sign, no message
             elif _BATCH_DUMP.search(text) and self._crashes and self._crashes[-1].role == "fragment" \
