@@ -45,8 +45,8 @@ PYTHON_ERRORS = (
     ("division by zero", "ZeroDivisionError", None),
 )
 
-# maca: MetaX GPUs (the vllm-metax / MACA stack); musa: Moore Threads GPUs
-PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu", "tpu", "maca", "musa")
+# maca: MetaX GPUs (the vllm-metax / MACA stack); musa: Moore Threads GPUs; metal: Apple silicon (vllm-metal, on MLX)
+PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu", "tpu", "maca", "musa", "metal")
 
 
 def family_covers(rule_family: str, detected: str) -> bool:

@@ -256,6 +256,10 @@ def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     assert env_of("gpustack _resolve_image query: backend=cann, backend_variant=910b, service=vllm").get("platform") == "npu"
     assert env_of("/x/torch/nn/modules/linear.py:125: UserWarning: Attempting to use hipBLASLt on an unsupported "
                   "architecture! Overriding blas backend to hipblas").get("platform") == "rocm"
+    # vllm-metal on Apple silicon: its platform plugin line, and MLX's own start-up lines without it
+    assert env_of("INFO 03-17 12:25:52 [__init__.py:217] Platform plugin metal is activated").get("platform") == "metal"
+    assert env_of("(EngineCore_DP0 pid=93148) [2026-02-14 19:02:40] INFO utils.py:73: Set Metal wired_limit to 25.0 GB"
+                  ).get("platform") == "metal"
     assert env_of("INFO 05-02 10:00:00 [gptq_marlin.py:266] Using MarlinLinearKernel for GPTQMarlinLinearMethod"
                   ).get("quantization") == "gptq-int4"
     cached = env_of("INFO 05-02 10:00:00 [__init__.py:1] model   "

@@ -34,7 +34,7 @@ _QUICK_WORDS = tuple(
         "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
-        "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**",
+        "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal",
     )
 )
 
@@ -179,10 +179,12 @@ _CONFIG_FACTS = {
 }
 _BANNER = re.compile(r"█.*\bversion\s+v?(\d+\.\d+[\w.+-]*)")
 _BANNER_MODEL = re.compile(r"█.*\bmodel\s+(\S+)\s*$")  # the 2026 banner's `model   /data/Qwen3-8B`
-_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca|musa)\b", re.I)
+_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca|musa|metal)\b", re.I)
 _PLATFORM_NAMES = {"ascend": "npu", "npu": "npu", "metax": "maca", "maca": "maca"}
 _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
 # Google's TPUs: the device listing (`TPU7x-8`, `TPU v5e`), tpu-inference's worker, libtpu
+# vllm-metal on Apple silicon: MLX's device, Metal's wired memory limit, the plugin's own package
+_METAL_HINT = re.compile(r"MLX device set to|Metal wired_limit|\bvllm[_-]metal\b|\bmx\.metal\.|PyTorch device set to: mps")
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
@@ -616,6 +618,8 @@ class EnvCollector:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
+        elif _METAL_HINT.search(text):
+            self.put("platform", "metal", "log: Apple silicon (vllm-metal on MLX)", P_HINT)
         elif _CUDA_HINT.search(text):
             # (weaker than any other platform's sign: a port's log may name a CUDA library it replaced)
             self.put("cuda_hint", "cuda", "log: an NVIDIA-only library or driver line", P_HINT)
