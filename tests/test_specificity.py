@@ -388,3 +388,14 @@ def test_a_crash_whose_own_message_the_rule_misses_is_no_candidate_from_supporti
     # with its own lines missing (a crash sign, no message to judge), the same launch still makes it a candidate
     cut = launch + "[2025-06-11 03:43:20 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
     assert "fp8-block-quant-tp-indivisible" in [f.rule_id for f in diagnose_text(cut, catalog).findings]
+
+
+def test_an_installers_package_line_is_no_support_for_a_cause(catalog):
+    # uv's and pip's lines name every package an engine environment holds; `+ compressed-tensors==0.13.0` beside a
+    # cut traceback made a DeepGEMM block-FP8 candidate of a Metal install (vllm-metal#107)
+    log = ("Installed 212 packages in 3.1s\n + compressed-tensors==0.13.0\n + flashinfer-python==0.5.2\n"
+           "Traceback (most recent call last):\n"
+           '  File "/Users/u/.venv-vllm-metal/lib/python3.12/site-packages/vllm/engine/arg_utils.py", line 35, in <module>\n'
+           "    from vllm.config import (\n")
+    ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
+    assert "deepgemm-sm120-block-fp8-unsupported" not in ids

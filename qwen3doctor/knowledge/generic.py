@@ -129,6 +129,12 @@ ORDINARY_LINES = STATISTICS_LINES + (
     "image: lmsysorg/sglang:latest",
     "docker run --gpus all --ipc=host lmsysorg/sglang:v0.5.5-cu129 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B",
     "docker run --runtime nvidia --gpus all vllm/vllm-openai:latest --model Qwen/Qwen3-8B",
+    # an installer's or a listing's line of the packages every engine environment holds (uv, pip, collect_env):
+    # a package's name there says it is installed, not that the crash came from it
+    "+ compressed-tensors==0.13.0",
+    "Successfully installed compressed-tensors-0.12.2 flashinfer-python-0.5.2 torch-2.9.0 transformers-4.57.1 triton-3.5.0 vllm-0.11.1 xgrammar-0.1.25",
+    "[pip3] compressed-tensors==0.12.2",
+    "[pip3] flashinfer-python==0.5.2",
     "export VLLM_WORKER_MULTIPROC_METHOD=spawn",
     "VLLM_WORKER_MULTIPROC_METHOD=spawn",
     # and what any server prints when it stops, whatever stopped it
