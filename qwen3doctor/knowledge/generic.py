@@ -93,6 +93,20 @@ ORDINARY_LINES = STATISTICS_LINES + (
     "(APIServer pid=1) INFO 03-02 10:15:12 [scheduler.py:205] Chunked prefill is enabled with max_num_batched_tokens=8192.",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:20 [core.py:644] Waiting for init message from front-end.",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:21 [parallel_state.py:1208] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0",
+    # the engine's echo of its whole configuration, defaults included (V0 and V1 wording)
+    "INFO 03-02 10:15:13 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: model='Qwen/Qwen2.5-7B-Instruct', "
+    "speculative_config=None, tokenizer='Qwen/Qwen2.5-7B-Instruct', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, "
+    "trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=LoadFormat.AUTO, "
+    "tensor_parallel_size=1, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, "
+    "kv_cache_dtype=auto, quantization_param_path=None, device_config=cuda, seed=0, served_model_name=Qwen/Qwen2.5-7B-Instruct, "
+    "use_v2_block_manager=True, num_scheduler_steps=1, chunked_prefill_enabled=False multi_step_stream_outputs=True, "
+    "enable_prefix_caching=False, use_async_output_proc=True, use_cached_outputs=False, mm_processor_kwargs=None)",
+    "(EngineCore_DP0 pid=211) INFO 03-02 10:15:20 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+    "model='Qwen/Qwen3-8B', speculative_config=None, tokenizer='Qwen/Qwen3-8B', skip_tokenizer_init=False, tokenizer_mode=auto, "
+    "revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=40960, download_dir=None, "
+    "load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, "
+    "quantization=None, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda, seed=0, served_model_name=Qwen/Qwen3-8B, "
+    "enable_prefix_caching=True, chunked_prefill_enabled=True, pooler_config=None, compilation_config={'level': 3}",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:22 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen3-8B...",
     # the same start-up lines for the families most 2026 logs run (a hybrid model's name is no evidence of any one of
     # its crashes: a pattern that only names the family is a `when.family` condition, not a sign)
