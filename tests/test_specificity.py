@@ -397,3 +397,17 @@ def test_an_installers_package_line_is_no_support_for_a_cause(catalog):
     (log_clause,) = [cl for cl in rule.supports if cl.kind == "log"]
     assert "(?i)FP8.block|compressed.tensors" in log_clause.generic_sources
     assert "DeepGemmFp8BlockScaledMMKernel" not in log_clause.generic_sources
+
+
+def test_the_wrapper_lines_every_death_prints_support_no_cause(catalog):
+    # "WorkerProc failed to start", "AsyncLLM output_handler failed" and the checkpoint progress bar follow whatever
+    # killed the engine: a rule listing them as support must not become a candidate for every such log
+    def generic(rule_id, source):
+        (log_clause,) = [cl for cl in catalog.rules[rule_id].supports if cl.kind == "log"]
+        return source in log_clause.sources and source in log_clause.generic_sources
+
+    assert generic("nvswitch-fabric-manager-not-running", "WorkerProc failed to start")
+    log = ("(APIServer pid=1) INFO 08-25 13:40:02 [api_server.py:1839] vLLM API server version 0.10.1\n"
+           "(EngineCore_0 pid=9) ERROR 08-25 13:48:26 [multiproc_executor.py:597] WorkerProc failed to start.\n"
+           "(EngineCore_0 pid=9) ERROR 08-25 13:48:26 [multiproc_executor.py:597] Traceback (most recent call last):\n")
+    assert "nvswitch-fabric-manager-not-running" not in [f.rule_id for f in diagnose_text(log, catalog).findings]

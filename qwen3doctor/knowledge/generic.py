@@ -151,6 +151,11 @@ ORDINARY_LINES = STATISTICS_LINES + (
     "[pip3] flashinfer-python==0.5.2",
     "export VLLM_WORKER_MULTIPROC_METHOD=spawn",
     "VLLM_WORKER_MULTIPROC_METHOD=spawn",
+    # the wrapper lines every start-up or serving death prints, whatever killed it, and the checkpoint progress bar
+    "(EngineCore_DP0 pid=211) ERROR 03-02 10:15:31 [multiproc_executor.py:597] WorkerProc failed to start.",
+    "(APIServer pid=1) ERROR 03-02 10:20:31 [async_llm.py:480] AsyncLLM output_handler failed.",
+    "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+    "Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]",
     # and what any server prints when it stops, whatever stopped it
     "(APIServer pid=1) INFO:     Shutting down",
     "(APIServer pid=1) INFO:     Waiting for application shutdown.",
