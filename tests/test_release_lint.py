@@ -407,3 +407,19 @@ def test_an_engine_message_that_something_was_removed_is_dated_by_its_raise_site
     # the same words the index has no raise site for: no finding from it
     report = diagnose_text("ERROR:app:Failed: the frobnicator has been removed, sorry\n", bundled)
     assert not any(f.rule_id == "release-index/removed" for f in report.findings)
+
+
+def test_a_fix_whose_own_range_excludes_the_logged_release_is_not_shown(bundled):
+    # an upgrade "before 0.22.0" names no flag the release index could judge; on a 0.23.0 log it is no fix
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    def titles(version):
+        log = (f"(APIServer pid=7) INFO 05-05 11:42:07 [api_server.py:1885] vLLM API server version {version}\n"
+               "(APIServer pid=7) ValueError: Chunked MM input disabled but max_tokens_per_mm_item (2496) is larger than "
+               "max_num_batched_tokens (2048). Please increase max_num_batched_tokens.\n")
+        top = diagnose_text(log, bundled).findings[0]
+        assert top.rule_id == "mm-item-exceeds-max-num-batched-tokens"
+        return [f.title for f in top.fixes]
+
+    assert any("before vLLM 0.22.0" in t for t in titles("0.20.0"))
+    assert not any("before vLLM 0.22.0" in t for t in titles("0.23.0"))

@@ -15,6 +15,7 @@ from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..read.phases import IMPORTING
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
+from ..versions import in_range, parse_version
 
 # what a hit on a required `match` clause is worth
 MATCH_WEIGHT = {"frames": 0.45, "message": 0.35, "log": 0.30, "exception": 0.10}
@@ -477,14 +478,15 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
     releases is dropped; a command whose flag, value or variable the version lacks is replaced by what it needs;
     with no version, what it needs stands next to the command. The index is read only when a fix names a flag
     or a variable."""
-    if not any(_RELEASE_FACTS.search(f.command) for f in rule.fixes):
-        return list(rule.fixes)
+    fixes = _in_own_range(rule, env)
+    if not any(_RELEASE_FACTS.search(f.command) for f in fixes):
+        return fixes
     from ..knowledge.releases import LABEL, command_engine, fit_fix
 
     version = env.get("engine_version")
     single = rule.engines[0] if len(rule.engines) == 1 else env.get("engine")
     out = []
-    for f in rule.fixes:
+    for f in fixes:
         engine = command_engine(f.command, single)
         if not engine or not _RELEASE_FACTS.search(f.command):
             out.append(f)
@@ -510,6 +512,26 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
             out.append(f)
     # every spelling of a fix dropped: keep the rule's fixes rather than none
     return out or list(rule.fixes)
+
+
+def _in_own_range(rule, env: Environment) -> list[Fix]:
+    """The rule's fixes without those whose own `engine_version` range the logged release is outside of (an upgrade
+    "before 0.22.0" on a 0.23.0 log), whatever their command names; all of them when that would leave none."""
+    version = parse_version(str(env.get("engine_version") or ""))
+    if version is None or not any(f.engine_version for f in rule.fixes):
+        return list(rule.fixes)
+    from ..knowledge.releases import command_engine
+
+    engine = env.get("engine")
+    single = rule.engines[0] if len(rule.engines) == 1 else None
+
+    def judged(f: Fix) -> bool:
+        # a range is about the engine the command runs (or the rule's one engine): a common rule's SGLang fix says
+        # nothing about a vLLM version
+        return bool(f.engine_version) and engine is not None and command_engine(f.command, single) == engine
+
+    kept = [f for f in rule.fixes if not judged(f) or in_range(version, f.engine_version)]
+    return kept or list(rule.fixes)
 
 
 def serve_arguments(command: str) -> list[str]:
