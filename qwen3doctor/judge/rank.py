@@ -515,8 +515,9 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
 
 
 def _in_own_range(rule, env: Environment) -> list[Fix]:
-    """The rule's fixes without those whose own `engine_version` range the logged release is outside of (an upgrade
-    "before 0.22.0" on a 0.23.0 log), whatever their command names; all of them when that would leave none."""
+    """The rule's fixes without those whose own `engine_version` range the logged release is outside of and whose
+    command names no flag or variable (an upgrade "before 0.22.0" on a 0.23.0 log); all of them when that would
+    leave none."""
     version = parse_version(str(env.get("engine_version") or ""))
     if version is None or not any(f.engine_version for f in rule.fixes):
         return list(rule.fixes)
@@ -528,7 +529,9 @@ def _in_own_range(rule, env: Environment) -> list[Fix]:
     def judged(f: Fix) -> bool:
         # a range is about the engine the command runs (or the rule's one engine): a common rule's SGLang fix says
         # nothing about a vLLM version
-        return bool(f.engine_version) and engine is not None and command_engine(f.command, single) == engine
+        # (one that names a flag or a variable is the release index's to judge: it says what that release needs)
+        return bool(f.engine_version) and engine is not None and not _RELEASE_FACTS.search(f.command) \
+            and command_engine(f.command, single) == engine
 
     kept = [f for f in rule.fixes if not judged(f) or in_range(version, f.engine_version)]
     return kept or list(rule.fixes)
