@@ -423,3 +423,14 @@ def test_a_fix_whose_own_range_excludes_the_logged_release_is_not_shown(bundled)
 
     assert any("before vLLM 0.22.0" in t for t in titles("0.20.0"))
     assert not any("before vLLM 0.22.0" in t for t in titles("0.23.0"))
+
+
+def test_lint_advises_against_engine_steps_as_supporting_frames(bundled):
+    # an engine step (load_model, init_device, capture_model, execute_model ...) as a supporting frame makes a rule a
+    # candidate for every cut traceback through it; lint says so, as advice
+    from qwen3doctor.tools.ruletools import lint_warnings
+
+    warned = [w for w in lint_warnings(bundled) if "(an engine step where many causes fail)" in w]
+    assert any("aiter-ck-moe-gemm-unsupported-shape.yaml" in w and "profile_run" in w for w in warned)
+    # the rules whose supports name only their own cause's frames are not warned about
+    assert not any("nvswitch-fabric-manager-not-running" in w or "safetensors-shard-corrupt" in w for w in warned)

@@ -251,6 +251,15 @@ def comment_cuts(node, text: str, where: str = "") -> list[tuple[int, str]]:
     return found
 
 
+def _engine_steps() -> frozenset[str]:
+    from ..read.phases import _FRAME_PHASES
+
+    return frozenset(f for _, steps in _FRAME_PHASES for f in steps)
+
+
+ENGINE_STEPS = _engine_steps()
+
+
 def lint_warnings(catalog: Catalog) -> list[str]:
     """Advice that does not fail lint: `log` patterns the prefilter cannot anchor, or whose anchor is in
     ordinary request traffic (those only run on lines other anchors select, so they can miss on big logs)."""
@@ -269,6 +278,10 @@ def lint_warnings(catalog: Catalog) -> list[str]:
             if weak:
                 out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in weak[:3])} are too short or "
                            "occur in ordinary request traffic: the prefilter ignores them")
+        steps = [f for c in rule.supports if c.kind == "frames" for f in c.sources if f in ENGINE_STEPS]
+        if steps:
+            out.append(f"{rule.path}: supports.frames: {', '.join(steps)} (an engine step where many causes fail): as "
+                       "support it makes this rule a candidate for every cut traceback through it")
     return out + release_problems(catalog)[1]
 
 
