@@ -383,3 +383,12 @@ def test_an_unstated_tp_size_is_unknown_not_one(catalog):
     # a local path that names no quantization may hold a 4-bit export: not assumed to be BF16
     local = "python -m sglang.launch_server --model-path /data/Qwen3-235B-A22B --port 30000\n"
     assert not any(r.rule_id.startswith("weights-exceed") for r in diagnose_text(local, catalog).risks)
+
+
+def test_the_heads_limit_cites_the_rule_for_the_crash_it_prevents(catalog):
+    heads = plan(catalog, "vllm serve Qwen/Qwen3-14B --tensor-parallel-size 3", engine_version="0.11.0")
+    [alert] = [a for a in heads.alerts if a.key == "shape:attention-heads"]
+    assert "vllm#414" in alert.references
+    # the shape arithmetic gives the TP size; a rule fix that needs a value read from a crash message is left out
+    assert "--tensor-parallel-size 2" in alert.fixes[0].command
+    assert not any("<heads>" in f.command or "{seen." in f.command for f in alert.fixes)

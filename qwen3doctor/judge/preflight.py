@@ -33,7 +33,7 @@ from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
 from .match import evaluate, when_states
 from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
-from .rank import confirm_note, fixes_for, rank_key, score
+from .rank import SEEN, confirm_note, fixes_for, rank_key, score
 from .fingerprint import is_engine_file
 from ..versions import parse_version
 from ..read.phases import SERVING, phase_of, phase_of_frames, step_frames
@@ -173,9 +173,10 @@ def shape_alerts(env: Environment, flags: dict[str, str], catalog: Catalog) -> t
         if size is None or ways <= 1:
             return
         if size % ways:
+            # (the alert keeps the shape's key: the rule only lends its references and fixes for the crash it names)
             alerts.append(_shape_alert(key, f"{label} {size} cannot be split over {ways} ranks",
                                        (f"{size} / {ways} = {size / ways:g}, not a whole number",), catalog, rule, env,
-                                       valid=_valid_sizes(size, 1, tp)))
+                                       valid=_valid_sizes(size, 1, tp), keep_key=True))
             return
         per = size // ways
         if blocks and fp8_block and per % block:
@@ -187,7 +188,7 @@ def shape_alerts(env: Environment, flags: dict[str, str], catalog: Catalog) -> t
         passed.append(f"{label} {size} / {ways} = {per}" + (f" (a multiple of the FP8 block {block})" if blocks and fp8_block else ""))
 
     heads = s.get("num_attention_heads")
-    split("attention heads", heads, tp, "shape:attention-heads", blocks=False)
+    split("attention heads", heads, tp, "shape:attention-heads", blocks=False, rule="attention-heads-not-divisible-by-tp")
     kv = s.get("num_key_value_heads")
     if kv is not None and tp > 1:
         if tp > kv:
@@ -231,7 +232,7 @@ def _valid_sizes(size: int, block: int, upto: int) -> list[int]:
 
 
 def _shape_alert(key: str, title: str, because: tuple[str, ...], catalog: Catalog, rule_id: str | None, env: Environment,
-                 *, valid: list[int]) -> Alert:
+                 *, valid: list[int], keep_key: bool = False) -> Alert:
     engine = env.get("engine") or "vllm"
     flag = "--tp-size" if engine == "sglang" else "--tensor-parallel-size"
     fixes = []
@@ -248,8 +249,10 @@ def _shape_alert(key: str, title: str, because: tuple[str, ...], catalog: Catalo
         launcher = "python -m sglang" if engine == "sglang" else "vllm serve"
         templates = {f.title: f.command for f in rule.fixes}
         fixes += [f for f in fixes_for(rm, env) if (not f.command or f.command.startswith(launcher))
-                  and not (smaller and _TP_VALUE.search(templates.get(f.title, "")))]  # a fixed TP size: computed above
-    return Alert(WARNING, rule_id or key, title, because, references=references, status=status, fixes=tuple(fixes))
+                  and not (smaller and _TP_VALUE.search(templates.get(f.title, "")))  # a fixed TP size: computed above
+                  and not SEEN.search(templates.get(f.title, ""))]  # (a value read from a crash message: none here)
+    return Alert(WARNING, key if keep_key else rule_id or key, title, because, references=references, status=status,
+                 fixes=tuple(fixes))
 
 
 _TP_VALUE = re.compile(r"(?:--tp|--tp-size|--tensor-parallel-size|-tp)[ =]\d")

@@ -555,13 +555,13 @@ def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str
     }
 
 
-_SEEN = re.compile(r"\{seen\.(\w+)\}")
+SEEN = re.compile(r"\{seen\.(\w+)\}")  # a value a rule pattern read from the crash (`{seen.item}`)
 
 
 def fill_seen(command: str, seen: dict[str, str]) -> str:
     """`{seen.NAME}`: the named group NAME of a rule pattern that hit this log (`estimated maximum model length is
     (?P<estimate>...)`), else `<NAME>` for the user to fill in."""
-    return _SEEN.sub(lambda m: seen.get(m.group(1), f"<{m.group(1)}>"), command)
+    return SEEN.sub(lambda m: seen.get(m.group(1), f"<{m.group(1)}>"), command)
 
 
 def fill(template: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
