@@ -18,6 +18,20 @@ def test_rule(case):
     assert result.ok, result.detail
 
 
+def test_parallel_rule_tests_agree_with_serial_ones():
+    """`rules test` reads the test logs in worker processes: each log's ranking and the alternatives it satisfies
+    are those the serial harness above finds (a worker that lost a rule or a log would show here)."""
+    ids = sorted(CATALOG.rules)[::40]
+    tests = [t for t in TESTS if t.rule_id in ids]
+    parallel = ReportCache(CATALOG)
+    parallel.fill(tests, jobs=2)
+    assert len(parallel._cache) >= 4  # enough logs that the pool ran, not the serial fallback
+    for t in tests:
+        serial, other = CACHE.get(t), parallel.get(t)
+        assert [f.rule_id for f in other.findings] == [f.rule_id for f in serial.findings], t.test_id
+        assert parallel.satisfied(t) == CACHE.satisfied(t), t.test_id
+
+
 def test_every_rule_lints_clean():
     assert lint(CATALOG) == []
 

@@ -92,12 +92,17 @@ def rules_lint(
 
 @rules_app.command("test", help="Run each rule's own tests: logs it must rank first, lookalikes it must not report.")
 def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: every rule the project "
-                                                             "loads, as for lint).")) -> None:
+                                                             "loads, as for lint)."),
+               jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Test logs diagnosed in parallel (default: "
+                                                  "the CPU count).")) -> None:
+    from ..judge.batch import default_jobs
     from ..tools.ruletools import ReportCache, run_tests, untested_alternatives
 
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs must be a positive integer, not {jobs}")
     catalog, only = paths_catalog(paths)
     cache = ReportCache(catalog)
-    results = run_tests(catalog, only, cache)
+    results = run_tests(catalog, only, cache, jobs=jobs or default_jobs())
     failed = [r for r in results if not r.ok]
     for r in failed:
         print(f"FAIL {r.test.test_id}: {r.detail}")

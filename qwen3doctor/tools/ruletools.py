@@ -52,55 +52,107 @@ def rule_tests(catalog: Catalog, only: set[str] | None = None) -> list[RuleTest]
     return out
 
 
+Key = tuple[str, str]  # (how, value) of a test log: the same log named by several rules is read once
+
+
 class ReportCache:
-    """Diagnose each test log once, however many rules name it (its scan is kept for `untested_alternatives`)."""
+    """Diagnose each test log once, however many rules name it; with it, which `match` alternatives of the rules
+    that must match the log it satisfies on its own (for `untested_alternatives`). `fill` reads the logs in
+    parallel processes, as `diagnose` reads many inputs."""
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
-        self._cache: dict[tuple[str, str], Report | str] = {}
-        self.scans: dict[tuple[str, str], Scan] = {}
+        self._cache: dict[Key, Report | str] = {}
+        self._satisfied: dict[Key, frozenset[tuple[str, int]]] = {}
+        self._matchers: dict[Key, list[str]] = {}
+        for t in rule_tests(catalog):
+            if t.kind == "match":
+                self._matchers.setdefault((t.how, t.value), []).append(t.rule_id)
+
+    def _job(self, test: RuleTest) -> tuple[Key, str, tuple[str, ...]]:
+        key = (test.how, test.value)
+        return key, test.label, tuple(self._matchers.get(key, ()))
 
     def get(self, test: RuleTest) -> Report | str:
-        key = (test.how, test.value)
+        key, label, matchers = self._job(test)
         if key not in self._cache:
-            try:
-                src = open_source(test.value) if test.how == "file" else \
-                    LineSource(test.label, io.BytesIO(test.value.encode("utf-8")))
-                try:
-                    scan = scan_source(src, self.catalog)
-                finally:
-                    src.close()
-                scan = with_crash_signs(scan, self.catalog)  # once; diagnose_scan finds them already there
-                self.scans[key] = scan
-                self._cache[key] = diagnose_scan(scan, self.catalog, src.name)
-            except InputError as exc:
-                self._cache[key] = str(exc)
+            self._cache[key], self._satisfied[key] = _diagnose_test_log(self.catalog, key, label, matchers)
         return self._cache[key]
 
-    def scan(self, test: RuleTest) -> Scan | None:
-        """The test log's scan with its crash signs, as the diagnosis read it; None when it could not be read."""
-        if isinstance(self.get(test), str):
-            return None
-        return self.scans[(test.how, test.value)]
+    def satisfied(self, test: RuleTest) -> frozenset[tuple[str, int]]:
+        """(rule id, alternative index) pairs the test log satisfies with every clause a hit."""
+        self.get(test)
+        return self._satisfied[(test.how, test.value)]
+
+    def fill(self, tests: list[RuleTest], jobs: int) -> None:
+        """Diagnose the logs of these tests not yet read, `jobs` processes at a time."""
+        todo = {}
+        for t in tests:
+            key, label, matchers = self._job(t)
+            if key not in self._cache:
+                todo.setdefault(key, (key, label, matchers))
+        if jobs <= 1 or len(todo) < 2 * jobs:
+            for t in tests:
+                self.get(t)
+            return
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(self.catalog,)) as pool:
+            for key, (report, satisfied) in zip(todo, pool.map(_worker_job, todo.values(), chunksize=8)):
+                self._cache[key], self._satisfied[key] = report, satisfied
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(catalog: Catalog) -> None:
+    _WORKER["catalog"] = catalog
+
+
+def _worker_job(job: tuple[Key, str, tuple[str, ...]]) -> tuple[Report | str, frozenset[tuple[str, int]]]:
+    return _diagnose_test_log(_WORKER["catalog"], *job)
+
+
+def _diagnose_test_log(catalog: Catalog, key: Key, label: str,
+                       matchers: tuple[str, ...]) -> tuple[Report | str, frozenset[tuple[str, int]]]:
+    """A test log's report (or why it could not be read), and the alternatives of the rules that must match it
+    which it satisfies on its own."""
+    from dataclasses import replace
+
+    from ..judge.match import evaluate
+
+    how, value = key
+    try:
+        src = open_source(value) if how == "file" else LineSource(label, io.BytesIO(value.encode("utf-8")))
+        try:
+            scan = scan_source(src, catalog)
+        finally:
+            src.close()
+        scan = with_crash_signs(scan, catalog)  # once; diagnose_scan finds them already there
+        report = diagnose_scan(scan, catalog, src.name)
+    except InputError as exc:
+        return str(exc), frozenset()
+    satisfied = set()
+    for rule_id in matchers:
+        rule = catalog.rules[rule_id]
+        for i, alternative in enumerate(rule.match):
+            rm = evaluate(replace(rule, match=(alternative,)), scan)
+            if not rm.rejected and all(ev.state == "hit" for ev in rm.match):
+                satisfied.add((rule_id, i))
+    return report, frozenset(satisfied)
 
 
 def untested_alternatives(catalog: Catalog, cache: ReportCache, only: set[str] | None = None) -> list[str]:
     """The `match` alternatives that none of their rule's must-match logs satisfies on its own (every clause a hit):
     a pattern never seen to work, such as one anchored at `^` on a message that the matcher reads after its
     exception type. One line per alternative."""
-    from dataclasses import replace
-
-    from ..judge.match import evaluate
-
     out = []
     for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
         if only and rule.id not in only:
             continue
-        scans = [cache.scan(t) for t in rule_tests(catalog, {rule.id}) if t.kind == "match"]
+        tests = [t for t in rule_tests(catalog, {rule.id}) if t.kind == "match"]
         for i, alternative in enumerate(rule.match):
-            one = replace(rule, match=(alternative,))
-            if not any(scan is not None and not (rm := evaluate(one, scan)).rejected
-                       and all(ev.state == "hit" for ev in rm.match) for scan in scans):
+            if not any((rule.id, i) in cache.satisfied(t) for t in tests):
                 kinds = " + ".join(c.kind for c in alternative)
                 out.append(f"{rule.path}: match[{i}] ({kinds}): no must-match log satisfies it (add a log of that form "
                            "to tests.match, or fix or drop the alternative)")
@@ -128,9 +180,12 @@ def run_test(test: RuleTest, cache: ReportCache) -> TestResult:
     return TestResult(test, True, "not reported")
 
 
-def run_tests(catalog: Catalog, only: set[str] | None = None, cache: ReportCache | None = None) -> list[TestResult]:
+def run_tests(catalog: Catalog, only: set[str] | None = None, cache: ReportCache | None = None,
+              jobs: int = 1) -> list[TestResult]:
     cache = cache or ReportCache(catalog)
-    return [run_test(t, cache) for t in rule_tests(catalog, only)]
+    tests = rule_tests(catalog, only)
+    cache.fill(tests, jobs)
+    return [run_test(t, cache) for t in tests]
 
 
 def lint(catalog: Catalog) -> list[str]:
