@@ -119,6 +119,28 @@ def test_unrecognized_flag_no_rule_names(bundled):
     assert any('vllm==0.12.0' in f.command for f in top.fixes)
 
 
+def test_an_engine_argument_a_framework_passes_is_read_as_its_flag(bundled):
+    """RL and fine-tuning frameworks build the engine in-process: `EngineArgs.__init__() got an unexpected keyword
+    argument 'x_y'` is the flag --x-y this release lacks. Added later: the upgrade (high confidence with the version);
+    removed: stop passing it. A keyword no release has as a flag gets no verdict."""
+    report = _diagnose("sglang/release-index--server-args-keyword-too-new-0.5.2.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/flag" and top.confidence == "high"
+    text = " ".join(ev.text for ev in top.evidence)
+    assert "added in 0.5.7; SGLang 0.5.2 predates it" in text
+    assert [f.command for f in top.fixes] == ['pip install -U "sglang>=0.5.7"']
+    report = _diagnose("vllm/release-index--engine-args-keyword-removed-verl-rollout.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/flag" and "`task` is not an engine argument of vLLM" in top.title
+    # no pin for a removed keyword: a flag can outlive its field as a deprecated alias
+    assert [f.title.split(" (")[0] for f in top.fixes] == ["Stop passing `task` to the engine"]
+    assert not any(f.command for f in top.fixes)
+    made_up = ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.12/site-packages/vllm/entrypoints/llm.py\", "
+               "line 292, in __init__\n    engine_args = EngineArgs(\nTypeError: EngineArgs.__init__() got an unexpected "
+               "keyword argument 'rollout_backend_hint'\n")
+    assert not any(f.rule_id.startswith("release-index/") for f in diagnose_text(made_up, bundled).findings)
+
+
 def test_unregistered_architecture_gets_its_first_release(bundled):
     report = _diagnose("vllm/release-index--glm4-moe-arch-on-0.9.2.log", bundled)
     notes = [n for f in report.findings for n in f.notes] + [ev.text for f in report.findings for ev in f.evidence]

@@ -9,7 +9,7 @@ from ..generic import GENERIC_FRAMES
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, table
 
-TRIGGER = re.compile(r"unrecognized arguments?:|invalid choice:|are not supported for now|is not supported for now|"
+TRIGGER = re.compile(r"unrecognized arguments?:|Args\.__init__\(\) got an unexpected keyword argument|invalid choice:|are not supported for now|is not supported for now|"
                      r"has no vLLM implementation|No module named '?(?:vllm|sglang)\.|cannot import name '\w+' from '(?:vllm|sglang)\.")
 ENV_TRIGGER = re.compile(r"(?<![\w$])(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*=")
 SCORE = 0.5  # below a rule with its own crash evidence, above generic candidates
@@ -105,35 +105,52 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     if not available():
         return [], []
     from .generic import (architecture_lines, choice_lines, flag_lines, ignored_variables, import_lines,
-                          rejected_arguments, FALLBACK_ARCH, UNSUPPORTED_ARCH)
+                          rejected_arguments, FALLBACK_ARCH, KWARG_ENGINE, UNEXPECTED_KWARG, UNSUPPORTED_ARCH)
 
     version = scan.environment.get("engine_version")
     findings: list[Finding] = []
     seen = set()
     for line in triggered:
-        engine = _engine(scan, line)
+        kwarg = UNEXPECTED_KWARG.search(line)
+        # (the argument class names its engine, whatever else the log runs: a trainer's log around the engine)
+        engine = KWARG_ENGINE[kwarg.group("cls")] if kwarg else _engine(scan, line)
         if engine is None:
             continue
         label = LABEL[engine]
-        pos = position(engine, version)
+        ran = version if not kwarg or engine == scan.environment.get("engine") else None
+        pos = position(engine, ran)
         for flag, value in rejected_arguments(line):
             if (flag, value) in seen:
                 continue
             seen.add((flag, value))
             if value is None:
-                facts = flag_lines(engine, version, flag)
+                facts = flag_lines(engine, ran, flag)
                 t = table(engine, "flags")
                 spans = t.spans(flag_fact(engine, flag)) if t else []
+                if kwarg and not spans:
+                    continue  # a keyword with no flag behind it: the index cannot say which release takes it
+                newest = bool(spans) and spans[-1][1] == t.releases[-1]
                 fixes = []
-                if spans and pos is not None and pos < t.releases.index(spans[0][0]):
-                    fixes.append(Fix(f"Upgrade {label} to {spans[0][0]} or later, the first release with {flag}",
+                if spans and (pos < t.releases.index(spans[0][0]) if pos is not None else newest):
+                    # (no version in the log: an argument today's releases take was added after the running one)
+                    fixes.append(Fix(f"Upgrade {label} to {spans[0][0]} or later, a release with {flag}",
                                      f'pip install -U "{engine}>={spans[0][0]}"', "an upgrade"))
-                elif spans and pos is not None:
+                elif spans and kwarg:
+                    # (no pin: a flag can outlive its field as a deprecated alias - --disable-log-requests was parsed
+                    # up to 0.16.0, the keyword was gone in 0.10.1 - so its last release need not take the keyword)
+                    fixes.append(Fix(f"Stop passing `{kwarg.group('name')}` to the engine (the framework's engine settings), "
+                                     f"or install the {label} release the framework pins", "", "none"))
+                elif spans:
                     fixes.append(Fix(f"Drop {flag} (or use its new spelling) on this release, or pin {label} {spans[-1][1]}",
                                      f'pip install "{engine}=={spans[-1][1]}"', "an older release"))
-                elif not spans:
+                else:
                     fixes.append(Fix(f"Remove {flag}: no {label} release defines it (check the spelling)", "", "none"))
-                title = f"`{flag}` is not a flag of {label} {version or ''}".rstrip() + " (from the release index)"
+                if kwarg:
+                    name = kwarg.group("name")
+                    title = f"`{name}` is not an engine argument of {label} {ran or ''}".rstrip() + \
+                        f" (the code building the engine was written for releases with {flag}; from the release index)"
+                else:
+                    title = f"`{flag}` is not a flag of {label} {version or ''}".rstrip() + " (from the release index)"
                 findings.append(_finding("flag", title, engine, [line.strip()[:200]] + facts, fixes,
                                          "high" if pos is not None and spans else "medium"))
             else:

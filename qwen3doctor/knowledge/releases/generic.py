@@ -12,6 +12,11 @@ INVALID_CHOICE = re.compile(r"argument (?P<flag>--[\w.-]+)(?:/[-\w]+)*: invalid 
 UNSUPPORTED_ARCH = re.compile(r"Model architectures \[(?P<archs>[^\]]*)\] (?:are|is) not supported for now")
 FALLBACK_ARCH = re.compile(r"(?P<arch>\w+) has no vLLM implementation, falling back to Transformers")
 SGLANG_ARCH = re.compile(r"Model architectures? \[?'?(?P<arch>\w+)'?\]? (?:is|are) not supported|Unsupported architectures?:? \[?'?(?P<arch2>\w+)")
+# a framework that builds the engine in-process (TRL, verl, OpenRLHF...) passes its arguments as keywords: each
+# keyword is the field behind a serve flag (worker_extension_cls -> --worker-extension-cls)
+UNEXPECTED_KWARG = re.compile(r"\b(?P<cls>(?:Async)?EngineArgs|ServerArgs)\.__init__\(\) got an unexpected keyword argument "
+                              r"'(?P<name>\w+)'")
+KWARG_ENGINE = {"EngineArgs": "vllm", "AsyncEngineArgs": "vllm", "ServerArgs": "sglang"}
 ENV_SET = re.compile(r"(?<![\w$])(?P<name>(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*)=(?P<value>[^\s'\",]*)")
 
 
@@ -155,8 +160,12 @@ def variable_flag(engine: str, name: str, pos: int) -> str | None:
 
 
 def rejected_arguments(text: str) -> list[tuple[str, str | None]]:
-    """(flag, value or None) from `unrecognized arguments: --x 1 --y` and `argument --x: invalid choice: 'v'`."""
+    """(flag, value or None) from `unrecognized arguments: --x 1 --y`, `argument --x: invalid choice: 'v'` and
+    `EngineArgs.__init__() got an unexpected keyword argument 'x_y'` (the flag `--x-y`)."""
     out = []
+    m = UNEXPECTED_KWARG.search(text)
+    if m:
+        out.append(("--" + m.group("name").replace("_", "-"), None))
     m = UNRECOGNIZED.search(text)
     if m:
         out += [(tok.split("=", 1)[0], None) for tok in m.group("args").split() if tok.startswith("--")]
