@@ -141,6 +141,31 @@ def test_an_engine_argument_a_framework_passes_is_read_as_its_flag(bundled):
     assert not any(f.rule_id.startswith("release-index/") for f in diagnose_text(made_up, bundled).findings)
 
 
+def test_the_engines_refusal_of_its_own_settings_is_the_diagnosis(bundled):
+    """vLLM's pydantic report for a config class (even without frames, as a trainer's log shows it) and SGLang's
+    argument checks: the message is the finding, with the flags it names; a rule that knows the refusal keeps its
+    place, and a ValueError raised outside the argument checks is no refusal."""
+    report = _diagnose("vllm/release-index--scheduler-config-refused-chunked-prefill-off.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/config" and top.confidence == "medium"
+    assert "max_num_batched_tokens (8192) is smaller than max_model_len (40960)" in top.title
+    text = " ".join(ev.text for ev in top.evidence)
+    assert "`--max-num-batched-tokens` sets" in text and "`--max-model-len` sets" in text
+    report = _diagnose("sglang/release-index--server-args-check-refuses-mamba-extra-buffer.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/config" and top.title.startswith("SGLang refused its own settings: mamba extra_buffer")
+    assert "--disable-radix-cache, --mamba-scheduler-strategy" in top.fixes[0].title
+    # known to a rule: the rule first, and the refusal adds no notes to it
+    report = _diagnose("vllm/max-model-len-exceeds-derived--llama31-pydantic-0.10.log", bundled)
+    assert report.findings[0].rule_id == "max-model-len-exceeds-derived"
+    assert not any("` sets `" in n for n in report.findings[0].notes)
+    model_code = ("Traceback (most recent call last):\n"
+                  "  File \"/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen3_moe.py\", line 210, in __init__\n"
+                  "    raise ValueError(f\"Unsupported activation: {hidden_act}. Only silu is supported for now.\")\n"
+                  "ValueError: Unsupported activation: gelu. Only silu is supported for now.\n")
+    assert not any(f.rule_id == "release-index/config" for f in diagnose_text(model_code, bundled).findings)
+
+
 def test_unregistered_architecture_gets_its_first_release(bundled):
     report = _diagnose("vllm/release-index--glm4-moe-arch-on-0.9.2.log", bundled)
     notes = [n for f in report.findings for n in f.notes] + [ev.text for f in report.findings for ev in f.evidence]

@@ -270,6 +270,10 @@ def _literal_chars(clause: Clause, i: int, shown: str) -> int:
     """How much of pattern i's literal text a message cut short shows: its literals found whole, and the start of
     the one the message stops in; nothing when it stops outside the pattern's text (a pattern that is mostly `.*`
     matches any cut message and shows nothing of it)."""
+    if shown.rstrip().endswith((":", ";")):
+        # (a message cut right after a wrapper's colon, `Capture cuda graph failed: ...`, shows which step failed, not
+        # the inner error that tells the step's causes apart: none of a pattern's text after the colon is shown)
+        return 0
     lits = {lit for lits, _ in (clause.gates or ((),) * (i + 1))[i] or () for lit in lits}
     # (a message that stops where the pattern's text goes on with punctuation is more likely a shorter message of its
     # own, `Loading lora X failed`, than one cut short: only a cut inside a phrase counts)

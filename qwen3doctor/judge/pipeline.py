@@ -279,7 +279,8 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     if extra and not any(f.basis == "evidence" and f.confidence != "low" for f in ranked):
         ranked = rank(findings + extra, scan)
     elif extra:  # a rule explains the crash: the releases become notes on it
-        facts = tuple(ev.text for f in extra for ev in f.evidence[1:])
+        # (the flags a refused setting names add nothing to the rule that explains the refusal)
+        facts = tuple(ev.text for f in extra if f.rule_id != "release-index/config" for ev in f.evidence[1:])
         # (a dated import says which release to install: that command joins the rule's fixes)
         known = {fx.command for fx in ranked[0].fixes}
         dated = tuple(fx for f in extra if f.rule_id == "release-index/import" for fx in f.fixes if fx.command not in known)

@@ -487,7 +487,9 @@ class CrashParser:
                 new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None
                              and not stripped[len(e.group("type")):].startswith("(")) or (
                     WRAPPER_PATTERNS.search(stripped) or CONSEQUENCE_PATTERNS.search(stripped)
-                    or (not tb.frames and _STANDALONE.search(stripped) and not stripped.startswith("what():"))
+                    or (not tb.frames and _STANDALONE.search(stripped) and not stripped.startswith("what():")
+                        # (pydantic's error under its own header is the header's message, with or without frames)
+                        and not (stripped.startswith("Value error, ") and (tb.exc_type or "").endswith("ValidationError")))
                 )
                 if BOILERPLATE.match(stripped):
                     tb.continuation += 1

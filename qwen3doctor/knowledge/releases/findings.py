@@ -7,13 +7,21 @@ import re
 
 from ..generic import GENERIC_FRAMES
 from ...model import Evidence, Finding, Fix, Scan
-from . import LABEL, available, flag_fact, position, releases, table
+from . import LABEL, available, flag_fact, position, releases, span_text, table
 
 TRIGGER = re.compile(r"unrecognized arguments?:|Args\.__init__\(\) got an unexpected keyword argument|invalid choice:|are not supported for now|is not supported for now|"
                      r"has no vLLM implementation|No module named '?(?:vllm|sglang)\.|cannot import name '\w+' from '(?:vllm|sglang)\.")
 ENV_TRIGGER = re.compile(r"(?<![\w$])(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*=")
 SCORE = 0.5  # below a rule with its own crash evidence, above generic candidates
 # an engine's own message that something was taken out: the release that first raises it is the one that removed it
+# the engine's own check of its settings refused them: pydantic's report for one of vLLM's config classes, or a
+# ValueError / assertion raised where the engines check their arguments (the message is the diagnosis; the index
+# names the flags it speaks of)
+PYDANTIC_CONFIG = re.compile(r"\bvalidation errors? for (?P<cls>\w*(?:Config|Args))\b.*?\bValue error, (?P<msg>.+)", re.S)
+CHECK_FRAME = re.compile(r"__post_init__|_?(?:verify|validate|check)\w*|_handle_\w+")
+CHECK_FILES = re.compile(r"/(?:vllm|sglang)/(?:[\w/]*/)?(?:config|configs|server_args|arg_utils)(?:/[\w/]+)?\.py$")
+FLAG_WORD = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")
 REMOVED = re.compile(r"\b(?:is|are) no longer supported\b|\b(?:has|have) been (?:re)?moved\b|\bwas removed in\b")
 
 
@@ -94,13 +102,51 @@ def _removal_finding(scan: Scan, message: str) -> Finding | None:
     return _finding("removed", title, engine, lines, fixes, "high" if pos is not None and pos >= at else "medium")
 
 
+def _refused_settings(scan: Scan) -> tuple[str, str, str] | None:
+    """(engine, checked class or function, message) when the crash is the engine refusing its own settings."""
+    for crash in scan.crashes:
+        if crash.role in ("wrapper", "consequence") or not crash.message or crash.message_cut:
+            continue
+        m = PYDANTIC_CONFIG.search(crash.message)
+        if m:
+            msg = re.sub(r"\s*\[type=value_error\b.*$", "", m.group("msg").strip(), flags=re.S)
+            engine = _engine(scan, crash.message) or "vllm"  # (pydantic configs are vLLM's)
+            return engine, m.group("cls"), msg
+        frames = [f for f in crash.frames if "/vllm/" in f.file or "/sglang/" in f.file]
+        if crash.complete and frames and CHECK_FRAME.fullmatch(frames[-1].function) and CHECK_FILES.search(frames[-1].file) \
+                and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
+            engine = "sglang" if "/sglang/" in frames[-1].file else "vllm"
+            return engine, frames[-1].function, crash.message.strip()
+    return None
+
+
+def _refusal_finding(engine: str, where: str, message: str, version) -> Finding:
+    """The engine's own check of its settings refused them: its message, and the flags it names with their releases."""
+    label = LABEL[engine]
+    t = table(engine, "flags")
+    named = []
+    words = ["--" + w.replace("_", "-") for w in SNAKE.findall(message)] + FLAG_WORD.findall(message)
+    for word in dict.fromkeys(words):
+        fact = flag_fact(engine, word)
+        if t is not None and fact in t.facts and fact not in named:
+            named.append(fact)
+    lines = [f"{where}: {message[:300]}"]
+    lines += [f"`{flag}` sets `{flag[2:].replace('-', '_')}` ({label} {span_text(t, flag)})" for flag in named[:4]]
+    what = ", ".join(named[:4]) or "the settings it names"
+    fixes = [Fix(f"Change {what} as the message says, then start again", "", "none")]
+    short = message.split(". ")[0][:140]
+    title = f"{label} {version or ''} refused its own settings: {short}".replace("  ", " ")
+    return _finding("config", title, engine, lines, fixes, "medium")
+
+
 def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     """(findings, warnings) the release index gives on this log."""
     lines = _lines(scan)
     triggered = [ln for ln in lines if TRIGGER.search(ln)]
     env_lines = [ln for ln in lines if ENV_TRIGGER.search(ln)]
     removed = [c for c in scan.crashes if c.message and REMOVED.search(c.message)]
-    if not triggered and not env_lines and not removed:
+    refused = _refused_settings(scan)
+    if not triggered and not env_lines and not removed and refused is None:
         return [], []
     if not available():
         return [], []
@@ -188,6 +234,10 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
         if found is not None and found.title not in seen:
             seen.add(found.title)
             findings.append(found)
+    if refused is not None and not findings:  # (a rejected flag or a removal says more than the check's words)
+        engine, where, message = refused
+        findings.append(_refusal_finding(engine, where, message,
+                                         version if scan.environment.get("engine") == engine else None))
     warnings: list[str] = []
     engine = _engine(scan)
     if env_lines and engine:

@@ -210,6 +210,9 @@ GENERIC_IDS = {
     "release-index/import": "an engine module or function the logged release lacks (`No module named 'vllm.X'`, "
                             "`cannot import name 'f'`), with the releases that define it, where it lives now, and the "
                             "upgrade or the pin",
+    "release-index/config": "the engine's own check of its settings refused them (pydantic's report for a vLLM config "
+                            "class, or a ValueError from the argument checks of either engine): its message, and the "
+                            "flags it names with the releases that accept them",
     "release-index/removed": "the engine's own message that something was removed or moved, dated by the first "
                              "release that raises it, with a pin to the release before",
 }
