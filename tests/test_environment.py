@@ -260,6 +260,11 @@ def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     assert env_of("INFO 03-17 12:25:52 [__init__.py:217] Platform plugin metal is activated").get("platform") == "metal"
     assert env_of("(EngineCore_DP0 pid=93148) [2026-02-14 19:02:40] INFO utils.py:73: Set Metal wired_limit to 25.0 GB"
                   ).get("platform") == "metal"
+    # vLLM's DEBUG platform probe names each platform it rules out: no sign of any of them
+    probe = env_of("DEBUG 11-04 09:12:06 [platforms/__init__.py:55] TPU platform is not available because: No module "
+                   "named 'libtpu'\nDEBUG 11-04 09:12:06 [platforms/__init__.py:65] Checking if ROCm platform is available.\n"
+                   "DEBUG 11-04 09:12:06 [platforms/__init__.py:80] ROCm platform is not available because: No module named 'amdsmi'")
+    assert probe.get("platform") is None
     assert env_of("INFO 05-02 10:00:00 [gptq_marlin.py:266] Using MarlinLinearKernel for GPTQMarlinLinearMethod"
                   ).get("quantization") == "gptq-int4"
     cached = env_of("INFO 05-02 10:00:00 [__init__.py:1] model   "

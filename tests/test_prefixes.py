@@ -26,6 +26,10 @@ CASES = [
     ("2024-11-02T08:15:22.1234567Z ERROR 11-02 08:15:22 [core.py:1138] EngineCore failed to start.", None, "EngineCore failed to start."),
     ("(EngineCore_DP0 pid=2577918) (RayWorkerWrapper pid=2578259, ip=192.168.31.21) ERROR 02-26 07:57:27 [worker_base.py:340] boom",
      "RayWorkerWrapper pid=2578259", "boom"),
+    # a Ray actor a framework named with a hyphen (ROLL's `ActorInfer-0`); a hyphenated word in parentheses is no tag
+    ("(ActorInfer-0 pid=4242) RuntimeError: pidfd_open:Operation not permitted", "ActorInfer-0 pid=4242",
+     "RuntimeError: pidfd_open:Operation not permitted"),
+    ("(see-also) the notes", None, "(see-also) the notes"),
     # Python logging's basicConfig format, as an app that wraps the engine logs what it caught
     ("ERROR:app.services.asr.qwen3_engine:Failed to load Qwen3-ASR model: boom", None, "Failed to load Qwen3-ASR model: boom"),
 ]

@@ -185,6 +185,9 @@ _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
 # Google's TPUs: the device listing (`TPU7x-8`, `TPU v5e`), tpu-inference's worker, libtpu
 # vllm-metal on Apple silicon: MLX's device, Metal's wired memory limit, the plugin's own package
 _METAL_HINT = re.compile(r"MLX device set to|Metal wired_limit|\bvllm[_-]metal\b|\bmx\.metal\.|PyTorch device set to: mps")
+# vLLM's DEBUG report of its platform probe (`TPU platform is not available because: No module named 'libtpu'`,
+# `Checking if ROCm platform is available.`): it names every platform it rules out, so it is no sign of any
+_PLATFORM_PROBE = re.compile(r"\b(?:Checking if \w+ platform is available|\w+ platform is not available because\b)")
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
@@ -609,6 +612,8 @@ class EnvCollector:
         if plat:
             name = plat.group(1).lower()
             self.put("platform", _PLATFORM_NAMES.get(name, name), "log: platform line", P_STARTUP)
+        elif _PLATFORM_PROBE.search(text):
+            pass
         elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|amdgpu: |/aiter(?:_meta)?/|^\[aiter\]", text):
             # (AITER, AMD's kernel library, exists only for ROCm)
             self.put("platform", "rocm", "log", P_HINT)
