@@ -186,6 +186,9 @@ _STANDALONE = re.compile(
     rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
     r"^No module named '[\w.]+'$|"
+    # the dynamic loader's refusal printed alone, its ImportError type left off by the paste or the launcher
+    # (`/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN2at...`)
+    r"^/\S+\.so(?:\.\d+)*: undefined symbol: \S+$|"
     r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line), and a CANN error
@@ -203,7 +206,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     rf"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^{_QUALIFIED_TYPE}: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    rf"by --disable-cuda-graph|Cannot load symbol|\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
+    rf"by --disable-cuda-graph|Cannot load symbol|undefined symbol: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
 WRAPPER_PATTERNS = re.compile(
