@@ -307,9 +307,11 @@ def comment_cuts(node, text: str, where: str = "") -> list[tuple[int, str]]:
 
 
 def _engine_steps() -> frozenset[str]:
+    from ..judge.match import IMPORT_STEP
     from ..read.phases import _FRAME_PHASES
 
-    return frozenset(f for _, steps in _FRAME_PHASES for f in steps)
+    # (the import step too: every traceback cut while the engine's modules load passes it)
+    return frozenset(f for _, steps in _FRAME_PHASES for f in steps) | {IMPORT_STEP}
 
 
 ENGINE_STEPS = _engine_steps()
