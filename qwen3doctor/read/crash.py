@@ -189,6 +189,8 @@ _STANDALONE = re.compile(
     # the dynamic loader's refusal printed alone, its ImportError type left off by the paste or the launcher
     # (`/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN2at...`)
     r"^/\S+\.so(?:\.\d+)*: undefined symbol: \S+$|"
+    # a shell refusing a command a build or a launcher runs (`/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found`)
+    r"^/bin/(?:ba|da)?sh: (?:\d+: |line \d+: )?\S+: (?:command )?not found$|"
     r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line), and a CANN error
@@ -206,7 +208,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     rf"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^{_QUALIFIED_TYPE}: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    rf"by --disable-cuda-graph|Cannot load symbol|undefined symbol: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
+    rf"by --disable-cuda-graph|Cannot load symbol|undefined symbol: |^/bin/\w*sh: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
 WRAPPER_PATTERNS = re.compile(

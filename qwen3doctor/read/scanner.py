@@ -35,7 +35,7 @@ CRASH_ANCHORS = (
     "terminate called", "what():", "Assertion", "core dumped", "died with", "exitcode", "signal", "HSA_STATUS",
     "HIP error", "During handling", "direct cause", "recvValue", "Watchdog", "NCCL", "nccl", "CUDA error",
     "out of memory", "hit an exception", "failed to start", "Aborted", "received signal", "SIGKILL", "SIGSEGV",
-    "SIGABRT", "Xid", "Cannot load symbol", "undefined symbol: ", "The error from device(", "died unexpectedly", "corrupted size", "double free", "(): invalid",
+    "SIGABRT", "Xid", "Cannot load symbol", "undefined symbol: ", "/bin/sh: ", "/bin/bash: ", "The error from device(", "died unexpectedly", "corrupted size", "double free", "(): invalid",
     "(): corrupted", "by --disable-cuda-graph",
 )
 # Lines that may say something about the environment after the start-up region.
