@@ -102,6 +102,17 @@ def test_standalone_crash_lines_outside_tracebacks():
     assert {c.crash_class for c in crashes} == {"segfault"}
 
 
+def test_a_loader_or_build_tool_refusal_printed_alone_is_a_crash_line():
+    # the dynamic loader's words without their ImportError type, and a shell that cannot run a JIT build's compiler
+    [loader] = parse("/opt/conda/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+                     "undefined symbol: _ZN2at4_ops5zeros4callE\n")
+    assert loader.message.endswith("undefined symbol: _ZN2at4_ops5zeros4callE")
+    [shell] = parse("/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found\n")
+    assert "nvcc: not found" in shell.message
+    # a container without a tool the log merely tried (nvidia-smi, py-spy) crashed nothing
+    assert parse("/bin/sh: 1: nvidia-smi: not found\n") == []
+
+
 def test_truncated_traceback_is_kept_as_an_incomplete_crash():
     crashes = parse('Traceback (most recent call last):\n  File "/v/a.py", line 1, in outer\n    x()\n  File "/v/b.py", line 2, in inner\n')
     assert crashes[0].functions == ("outer", "inner") and not crashes[0].complete

@@ -189,8 +189,10 @@ _STANDALONE = re.compile(
     # the dynamic loader's refusal printed alone, its ImportError type left off by the paste or the launcher
     # (`/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN2at...`)
     r"^/\S+\.so(?:\.\d+)*: undefined symbol: \S+$|"
-    # a shell refusing a command a build or a launcher runs (`/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found`)
-    r"^/bin/(?:ba|da)?sh: (?:\d+: |line \d+: )?\S+: (?:command )?not found$|"
+    # a shell refusing a compiler or build tool a JIT build runs (`/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found`);
+    # any other missing command (`nvidia-smi`, `py-spy` in a container) is no crash of its own
+    r"^/bin/(?:ba|da)?sh: (?:\d+: |line \d+: )?\S*\b(?:nvcc|ptxas|ninja|cmake|gcc|g\+\+|c\+\+|cc|clang|hipcc): "
+    r"(?:command )?not found$|"
     r"EngineCore encountered a fatal error.*|"
     r"Process group watchdog thread terminated with exception: .+|"
     # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line), and a CANN error
