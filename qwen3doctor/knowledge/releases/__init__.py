@@ -278,8 +278,9 @@ def command_facts(engine: str, command: str) -> list[tuple[str, str, str]]:
 def _abbreviation(t: Table, fact: str, lo: int, hi: int, everywhere: bool) -> bool:
     """argparse's default: a unique prefix of a flag is that flag (SGLang's `--tp` is `--tp-size`)."""
     ok = []
+    starting = [k for k in t.facts if k.startswith(fact)]  # (once, not once per release)
     for i in range(lo, hi + 1):
-        longer = [k for k in t.facts if k.startswith(fact) and t.holds_at(k, i)]
+        longer = [k for k in starting if t.holds_at(k, i)]
         ok.append(len(longer) == 1)
     return all(ok) if everywhere else any(ok)
 
