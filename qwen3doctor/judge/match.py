@@ -102,6 +102,7 @@ class Haystack:
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone
         self.cut_message = any(c.cut_short for c in scan.crashes)
+        self._may: dict[int, tuple[Clause, bool]] = {}
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -116,6 +117,14 @@ class Haystack:
         return literal in (self.lower if caseless else self.text)
 
     def may_hit(self, clause: Clause) -> bool:
+        """Whether a clause can hit on this log at all (its anchors occur, or a pasted fragment may be its message);
+        asked by rules_out and again by clause_state, so kept per clause."""
+        known = self._may.get(id(clause))
+        if known is None or known[0] is not clause:
+            known = self._may[id(clause)] = (clause, self._may_hit(clause))
+        return known[1]
+
+    def _may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
             return True
         if self.excerpts and clause.kind == "message" and fragment_source(clause, self.excerpts) is not None:
@@ -292,9 +301,24 @@ MIN_FIT = 8  # characters of a cut message that must agree with a pattern for th
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold
 
 
+_FRAGMENTS: dict[int, tuple[Clause, list[tuple[str, str]]]] = {}  # id -> (the clause, its fragment literals)
+
+
 def fragment_literals(clause: Clause, min_len: int = MIN_FRAGMENT, min_spaces: int = 2) -> list[tuple[str, str]]:
     """(source, words) per message pattern: its longest literal without the punctuation at its ends, when that
-    is long enough to stand for the message (`exceeds available Mamba cache blocks`)."""
+    is long enough to stand for the message (`exceeds available Mamba cache blocks`). Kept per clause (a clause
+    is asked on every log that pasted a fragment)."""
+    default = min_len == MIN_FRAGMENT and min_spaces == 2
+    known = _FRAGMENTS.get(id(clause)) if default else None
+    if known is not None and known[0] is clause:
+        return known[1]
+    out = _fragment_literals(clause, min_len, min_spaces)
+    if default:
+        _FRAGMENTS[id(clause)] = (clause, out)
+    return out
+
+
+def _fragment_literals(clause: Clause, min_len: int, min_spaces: int) -> list[tuple[str, str]]:
     out = []
     for i, gate in enumerate(clause.gates or ()):
         if not gate:
@@ -479,7 +503,9 @@ def _releases_of_frames(env, engine) -> list | None:
     return found or None
 
 
-def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
+def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rejection: bool = True) -> RuleMatch:
+    """The states of a rule's clauses on one scan. `explain_rejection=False` (ranking, which drops a rejected rule)
+    stops at the rejection without reading the supports and conditions that only `--why` shows."""
     best: tuple[Evidence, ...] = ()
     best_generic: dict[str, bool] = {}
     rejected = bool(rule.match)
@@ -501,6 +527,8 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None) -> RuleMatch:
         key = (sum(1 for s in hits if not generic[s.clause]), len(hits), -sum(1 for s in states if s.state == UNKNOWN))
         if rejected or key > best_key:
             best, best_generic, best_key, rejected, chosen = states, generic, key, False, alternative
+    if rejected and not explain_rejection:
+        return RuleMatch(rule, best, (), (), rejected, dict(best_generic), message_missed)
     supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)
     # a supporting pattern that a hit `match` clause also holds finds the very line that clause found: one fact, not
     # two (a rule naming the embedding checkpoint in both); it is neither shown nor counted again

@@ -340,7 +340,7 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
         if hay.rules_out(rule):
             continue
         try:
-            rm = evaluate(rule, scan, hay)
+            rm = evaluate(rule, scan, hay, explain_rejection=False)
         except PatternTimeout as exc:
             warnings.append(str(exc))
             continue
