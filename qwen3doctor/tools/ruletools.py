@@ -95,11 +95,24 @@ class ReportCache:
             for t in tests:
                 self.get(t)
             return
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        if multiprocessing.get_start_method() == "fork":
+            _compile_all(self.catalog)  # once here, inherited by every worker (each compiled them all again)
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(self.catalog,)) as pool:
             for key, (report, satisfied) in zip(todo, pool.map(_worker_job, todo.values(), chunksize=8)):
                 self._cache[key], self._satisfied[key] = report, satisfied
+
+
+def _compile_all(catalog: Catalog) -> None:
+    """Compile every pattern of the catalog's clauses (compile_pattern keeps them)."""
+    from ..knowledge.patterns import compile_pattern
+
+    for rule in catalog.rules.values():
+        for clause in [c for alt in rule.match for c in alt] + list(rule.supports):
+            for source in clause.sources:
+                compile_pattern(clause.kind, source)
 
 
 _WORKER: dict = {}
