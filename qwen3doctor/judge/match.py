@@ -102,7 +102,7 @@ class Haystack:
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone
         self.cut_message = any(c.cut_short for c in scan.crashes)
-        self._may: dict[int, tuple[Clause, bool]] = {}
+        self._may = PerClause()
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -119,10 +119,7 @@ class Haystack:
     def may_hit(self, clause: Clause) -> bool:
         """Whether a clause can hit on this log at all (its anchors occur, or a pasted fragment may be its message);
         asked by rules_out and again by clause_state, so kept per clause."""
-        known = self._may.get(id(clause))
-        if known is None or known[0] is not clause:
-            known = self._may[id(clause)] = (clause, self._may_hit(clause))
-        return known[1]
+        return self._may.get(clause, self._may_hit)
 
     def _may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
@@ -301,21 +298,30 @@ MIN_FIT = 8  # characters of a cut message that must agree with a pattern for th
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold
 
 
-_FRAGMENTS: dict[int, tuple[Clause, list[tuple[str, str]]]] = {}  # id -> (the clause, its fragment literals)
+class PerClause:
+    """Values kept per clause object (by identity: clauses are frozen and shared by the catalog, hashing one hashes
+    all its patterns); the clause is held with its value, so an id is never reused for another clause."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[Clause, Any]] = {}
+
+    def get(self, clause: Clause, compute):
+        known = self._by_id.get(id(clause))
+        if known is None or known[0] is not clause:
+            known = self._by_id[id(clause)] = (clause, compute(clause))
+        return known[1]
+
+
+_FRAGMENTS = PerClause()  # each clause's fragment literals (with the default thresholds)
 
 
 def fragment_literals(clause: Clause, min_len: int = MIN_FRAGMENT, min_spaces: int = 2) -> list[tuple[str, str]]:
     """(source, words) per message pattern: its longest literal without the punctuation at its ends, when that
     is long enough to stand for the message (`exceeds available Mamba cache blocks`). Kept per clause (a clause
     is asked on every log that pasted a fragment)."""
-    default = min_len == MIN_FRAGMENT and min_spaces == 2
-    known = _FRAGMENTS.get(id(clause)) if default else None
-    if known is not None and known[0] is clause:
-        return known[1]
-    out = _fragment_literals(clause, min_len, min_spaces)
-    if default:
-        _FRAGMENTS[id(clause)] = (clause, out)
-    return out
+    if min_len == MIN_FRAGMENT and min_spaces == 2:
+        return _FRAGMENTS.get(clause, lambda c: _fragment_literals(c, min_len, min_spaces))
+    return _fragment_literals(clause, min_len, min_spaces)
 
 
 def _fragment_literals(clause: Clause, min_len: int, min_spaces: int) -> list[tuple[str, str]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 
 from ..generic import GENERIC_FRAMES
+from ...judge.fingerprint import is_engine_file
+from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
 
@@ -19,7 +21,7 @@ SCORE = 0.5  # below a rule with its own crash evidence, above generic candidate
 # names the flags it speaks of)
 PYDANTIC_CONFIG = re.compile(r"\bvalidation errors? for (?P<cls>\w*(?:Config|Args))\b.*?\bValue error, (?P<msg>.+)", re.S)
 CHECK_FRAME = re.compile(r"__post_init__|_?(?:verify|validate|check)\w*|_handle_\w+")
-CHECK_FILES = re.compile(r"/(?:vllm|sglang)/(?:[\w/]*/)?(?:config|configs|server_args|arg_utils)(?:/[\w/]+)?\.py$")
+CHECK_MODULES = frozenset({"config", "configs", "server_args", "arg_utils"})  # where the engines check their settings
 FLAG_WORD = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")
 REMOVED = re.compile(r"\b(?:is|are) no longer supported\b|\b(?:has|have) been (?:re)?moved\b|\bwas removed in\b")
@@ -112,11 +114,21 @@ def _refused_settings(scan: Scan) -> tuple[str, str, str] | None:
             msg = re.sub(r"\s*\[type=value_error\b.*$", "", m.group("msg").strip(), flags=re.S)
             engine = _engine(scan, crash.message) or "vllm"  # (pydantic configs are vLLM's)
             return engine, m.group("cls"), msg
-        frames = [f for f in crash.frames if "/vllm/" in f.file or "/sglang/" in f.file]
-        if crash.complete and frames and CHECK_FRAME.fullmatch(frames[-1].function) and CHECK_FILES.search(frames[-1].file) \
-                and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
-            engine = "sglang" if "/sglang/" in frames[-1].file else "vllm"
+        frames = [f for f in crash.frames if is_engine_file(f.file)]
+        engine = _settings_check(frames[-1]) if crash.complete and frames else None
+        if engine and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
             return engine, frames[-1].function, crash.message.strip()
+    return None
+
+
+def _settings_check(frame) -> str | None:
+    """The engine whose argument checks the frame is (a check function in a config / server_args / arg_utils module)."""
+    if not CHECK_FRAME.fullmatch(frame.function):
+        return None
+    for engine in LABEL:
+        key = function_key(engine, frame.file)
+        if key and CHECK_MODULES & set(key.split(".")[1:]):
+            return engine
     return None
 
 
