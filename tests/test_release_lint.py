@@ -164,6 +164,12 @@ def test_the_engines_refusal_of_its_own_settings_is_the_diagnosis(bundled):
                   "    raise ValueError(f\"Unsupported activation: {hidden_act}. Only silu is supported for now.\")\n"
                   "ValueError: Unsupported activation: gelu. Only silu is supported for now.\n")
     assert not any(f.rule_id == "release-index/config" for f in diagnose_text(model_code, bundled).findings)
+    # torch's own config check, in a virtual environment named `vllm`: no engine module
+    torch_check = ("Traceback (most recent call last):\n"
+                   "  File \"/home/u/vllm/lib/python3.12/site-packages/torch/_dynamo/config.py\", line 40, in _check_value\n"
+                   "    raise ValueError(\"cache_size_limit must be positive\")\n"
+                   "ValueError: cache_size_limit must be positive\n")
+    assert not any(f.rule_id == "release-index/config" for f in diagnose_text(torch_check, bundled).findings)
 
 
 def test_unregistered_architecture_gets_its_first_release(bundled):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from ..generic import GENERIC_FRAMES
-from ...judge.fingerprint import is_engine_file
 from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
@@ -114,21 +113,22 @@ def _refused_settings(scan: Scan) -> tuple[str, str, str] | None:
             msg = re.sub(r"\s*\[type=value_error\b.*$", "", m.group("msg").strip(), flags=re.S)
             engine = _engine(scan, crash.message) or "vllm"  # (pydantic configs are vLLM's)
             return engine, m.group("cls"), msg
-        frames = [f for f in crash.frames if is_engine_file(f.file)]
-        engine = _settings_check(frames[-1]) if crash.complete and frames else None
-        if engine and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
-            return engine, frames[-1].function, crash.message.strip()
+        frames = [(f, key) for f in crash.frames if (key := _module(f.file))]
+        if crash.complete and frames and CHECK_FRAME.fullmatch(frames[-1][0].function) \
+                and CHECK_MODULES & set(frames[-1][1][1].split(".")[1:]) \
+                and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
+            return frames[-1][1][0], frames[-1][0].function, crash.message.strip()
     return None
 
 
-def _settings_check(frame) -> str | None:
-    """The engine whose argument checks the frame is (a check function in a config / server_args / arg_utils module)."""
-    if not CHECK_FRAME.fullmatch(frame.function):
-        return None
+def _module(file: str) -> tuple[str, str] | None:
+    """(engine, module) of an engine file, judged inside the install (a virtualenv named `vllm` holds torch's files
+    too: `/home/u/vllm/lib/python3.12/site-packages/torch/_dynamo/config.py` is no engine module)."""
+    inside = "/" + re.split(r"/(?:site|dist)-packages/", file)[-1]
     for engine in LABEL:
-        key = function_key(engine, frame.file)
-        if key and CHECK_MODULES & set(key.split(".")[1:]):
-            return engine
+        key = function_key(engine, inside)
+        if key:
+            return engine, key
     return None
 
 
