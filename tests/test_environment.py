@@ -187,6 +187,12 @@ def test_platform_from_the_engine_config_line():
     assert env.get("platform") == "npu"
 
 
+def test_the_chip_a_kernel_package_was_built_for_is_not_the_device():
+    env = env_of("..[ERROR] the socversion Ascend910B1 of bin package does not match the current device socverison "
+                 "Ascend310P3. Please modify default socversion in run.sh\n")
+    assert env.get("gpu") != "Ascend910B1" and env.get("platform") == "npu"
+
+
 def test_a_container_named_after_vllm_does_not_make_a_sglang_log_vllm():
     env = env_of('Attaching to vllm-server-1\n'
                  "vllm-server-1  | [2025-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1)\n"

@@ -32,6 +32,11 @@ CASES = [
     ("(see-also) the notes", None, "(see-also) the notes"),
     # Python logging's basicConfig format, as an app that wraps the engine logs what it caught
     ("ERROR:app.services.asr.qwen3_engine:Failed to load Qwen3-ASR model: boom", None, "Failed to load Qwen3-ASR model: boom"),
+    # progress dots a compiler printed without a newline, glued to the next record; dots alone are text
+    ("..[ERROR] the socversion Ascend910B1 of bin package does not match", None,
+     "the socversion Ascend910B1 of bin package does not match"),
+    ("....INFO 05-13 07:15:10 [importing.py:53] Triton is installed", None, "Triton is installed"),
+    ("... 12 more frames", None, "... 12 more frames"),
 ]
 
 
@@ -70,3 +75,8 @@ def test_an_nccl_debug_line_keeps_its_level_and_a_failing_warn_is_an_error_recor
     assert [c.message for c in failed] == [warn[warn.index("NCCL WARN"):]]
     assert not scan_text("node1:2211:2245 [0] NCCL WARN NET/IB : No device found.\n"
                          "node1:2211:2245 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.3.14<0>\n")
+
+
+def test_progress_dots_before_an_error_tag_leave_an_error_record():
+    from qwen3doctor.read.prefixes import peel_record
+    assert peel_record("..[ERROR] the socversion Ascend910B1 of bin package does not match")[2] == "ERROR"

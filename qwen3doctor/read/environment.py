@@ -141,7 +141,7 @@ _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
     r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
-    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
+    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|(?<!socversion )Ascend\s?910\w*)"
 )
 # a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
 _GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g>(?:[ABHL]\d{2,3}|GB\d{3}|B\d{3}|RTX\s?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b")

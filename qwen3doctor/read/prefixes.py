@@ -19,6 +19,9 @@ SGLANG_RECORD = re.compile(rf"\[{_TS}\s+{_SGLANG_RANKS}\]")
 PREFIXES: tuple[tuple[str, str], ...] = (
     # a quoted paste ("> " per line, as in e-mail and issue replies)
     ("quote", r">\s?"),
+    # progress dots a tool printed without a newline, glued to the next record: "..[ERROR] the socversion ..."
+    # (CANN's op compiler), "....INFO 05-13 ..." (only before a tag or a level, never a line of its own)
+    ("progress-dots", r"\.{2,}(?=\[[A-Z]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s)"),
     # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
     ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
     # a supervisor's or a compose file's service tag with a colon: "[service]: ", "[vllm-0]: "
