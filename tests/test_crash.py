@@ -113,6 +113,17 @@ def test_a_loader_or_build_tool_refusal_printed_alone_is_a_crash_line():
     assert parse("/bin/sh: 1: nvidia-smi: not found\n") == []
 
 
+def test_a_rocm_blas_library_refusing_to_load_its_kernels_is_a_crash_line():
+    [blas] = parse("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or "
+                   "directory for GPU arch : gfx1151\n")
+    assert "gfx1151" in blas.message
+    [lt] = parse("rocblaslt error: Could not load /env/lib/python3.11/site-packages/torch/lib/hipblaslt/library/"
+                 "TensileLibrary_lazy_gfx942.dat\n")
+    assert lt.message.startswith("rocblaslt error: Could not load")
+    # the words inside a sentence are no crash line
+    assert parse("INFO 01-01 10:00:00 [rocm.py:1] no rocBLAS error: tuning disabled\n") == []
+
+
 def test_truncated_traceback_is_kept_as_an_incomplete_crash():
     crashes = parse('Traceback (most recent call last):\n  File "/v/a.py", line 1, in outer\n    x()\n  File "/v/b.py", line 2, in inner\n')
     assert crashes[0].functions == ("outer", "inner") and not crashes[0].complete

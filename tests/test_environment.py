@@ -381,3 +381,14 @@ def test_the_runner_a_launch_asks_for():
     # no runner flag, or `auto`: the engine decides, and the log says nothing
     assert env_of("$ vllm serve Qwen/Qwen3-Embedding-8B --runner auto").get("runner") is None
     assert env_of("$ vllm serve Qwen/Qwen3-8B").get("runner") is None
+
+
+def test_a_version_printed_under_the_command_that_asked_for_it():
+    env = env_of('$ python -c "import torch; print(torch.__version__)"\n2.6.0.dev20241008+rocm6.2\n\n'
+                 'python -c "import vllm; print(vllm.__version__)"\n0.6.3.dev156+g07c11cf4\n')
+    assert env.get("engine") == "vllm" and env.get("engine_version") == "0.6.3.dev156+g07c11cf4"
+    assert env.get("torch") == "2.6.0.dev20241008+rocm6.2"
+    # the line after is no version: nothing is taken, and a later number is not the answer
+    env = env_of('python -c "import vllm; print(vllm.__version__)"\nTraceback (most recent call last):\n'
+                 "ModuleNotFoundError: No module named 'vllm'\n0.9.1\n")
+    assert env.get("engine_version") is None

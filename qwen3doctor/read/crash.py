@@ -179,6 +179,9 @@ _STANDALONE = re.compile(
     r"^Value error, .+|"
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)
     r"LLVM ERROR: .+|^Failed: Cuda error .+|"
+    # ROCm's BLAS libraries refusing to work (`rocBLAS error: Cannot read .../TensileLibrary.dat: No such file or
+    # directory for GPU arch : gfx1151`, `rocblaslt error: Could not load .../TensileLibrary_lazy_gfx942.dat`)
+    r"^(?:rocBLAS|rocblas|rocblaslt|hipBLASLt|hipblaslt) error: .+|"
     # a C / CUDA compiler stopping on a header it cannot find (a JIT build: FlashInfer, Triton's launcher, DeepGEMM)
     r"(?<=: )fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|^fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|"
     # nvcc's first error (`kernel.cu(112): error: ...`) and its summary of a failed compilation (a JIT build)
@@ -210,7 +213,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     rf"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^{_QUALIFIED_TYPE}: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    rf"by --disable-cuda-graph|Cannot load symbol|undefined symbol: |^/bin/\w*sh: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
+    rf"by --disable-cuda-graph|BLAS error: |blaslt error: |BLASLt error: |Cannot load symbol|undefined symbol: |^/bin/\w*sh: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
 WRAPPER_PATTERNS = re.compile(

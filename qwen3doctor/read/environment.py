@@ -46,6 +46,11 @@ def _quick(text: str) -> bool:
 
 _KV = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<k>[A-Za-z][\w .()/+-]{0,40}?)\s*(?::|==|=)\s*(?P<v>\S.*?)\s*$")
 _VERSION_FIRST = re.compile(r"""['"`]?v?\d""")
+# a package's version asked on the command line, its answer on the next line alone (`python -c "import vllm;
+# print(vllm.__version__)"` then `0.6.3.dev156+g07c11cf4`; `vllm --version` then `0.11.0`)
+_VERSION_QUESTION = re.compile(r"\bimport (?P<p>vllm|sglang|torch|transformers|triton|flashinfer|xformers)\s*;\s*"
+                               r"print\(\s*(?P=p)\.__version__\s*\)|^\S*\$?\s*(?P<cli>vllm) --version\s*$")
+_VERSION_ANSWER = re.compile(r"^\s*v?(?P<v>\d+\.\d+(?:\.\d+)?(?:\.?(?:dev|rc|post|a|b)\d*)?(?:\+[\w.]+)?)\s*$")
 _LISTED = re.compile(r"\b(?:sglang|vllm|torch|transformers|flashinfer\w*|triton)\s*(?::|==)\s*v?\d")
 # a shell assignment (`export MODEL="Qwen/Qwen3-8B"`, `TP=4`) and a reference to one (`$MODEL`, `${TP}`)
 _SHELL_ASSIGN = re.compile(r"^\s*(?:\$\s+)?(?:export\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
@@ -278,6 +283,7 @@ class EnvCollector:
         self._gpu_listing = False
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
         self._listed_package: str | None = None  # `pip show`'s `Name:` line, until its `Version:` line
+        self._asked_version: str | None = None  # `python -c "import vllm; print(vllm.__version__)"`: its answer follows
         self._record_voted = False
         self._processes: set[str] = set()  # process tags already read (note_process)
         self._ranks: dict[str, str] = {}  # parallel kind -> the first tag that showed it active
@@ -349,6 +355,18 @@ class EnvCollector:
             return
         if self._yaml_items:
             self._flush_yaml()
+        if self._asked_version is not None:
+            fact, self._asked_version = self._asked_version, None
+            answer = _VERSION_ANSWER.match(text)
+            version = clean_version(answer.group("v")) if answer else None
+            if version:
+                self.put(fact, version, "log: printed version", P_LISTING)
+                if fact in ("vllm", "sglang"):
+                    self.vote_engine(fact, 2)
+                return
+        asked = _VERSION_QUESTION.search(text) if "version" in text else None
+        if asked:
+            self._asked_version = _PACKAGE_KEYS.get(asked.group("p") or asked.group("cli"))
         if not _quick(text):
             return
         if (process or "vllm" in text or "sglang" in text) and _MACOS.search(text):

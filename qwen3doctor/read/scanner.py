@@ -36,7 +36,7 @@ CRASH_ANCHORS = (
     "HIP error", "During handling", "direct cause", "recvValue", "Watchdog", "NCCL", "nccl", "CUDA error",
     "out of memory", "hit an exception", "failed to start", "Aborted", "received signal", "SIGKILL", "SIGSEGV",
     "SIGABRT", "Xid", "Cannot load symbol", "undefined symbol: ", "/bin/sh: ", "/bin/bash: ", "The error from device(", "died unexpectedly", "corrupted size", "double free", "(): invalid",
-    "(): corrupted", "by --disable-cuda-graph",
+    "(): corrupted", "by --disable-cuda-graph", "BLAS error: ", "blaslt error: ", "BLASLt error: ",
 )
 # Lines that may say something about the environment after the start-up region.
 ENV_ANCHORS = (
