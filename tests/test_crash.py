@@ -124,6 +124,15 @@ def test_a_rocm_blas_library_refusing_to_load_its_kernels_is_a_crash_line():
     assert parse("INFO 01-01 10:00:00 [rocm.py:1] no rocBLAS error: tuning disabled\n") == []
 
 
+def test_a_call_signature_typeerror_quoted_without_its_type_is_a_crash_line():
+    [sig] = parse('get_global_dp_buffer() missing 1 required positional argument: "group"\n')
+    assert sig.message.startswith("get_global_dp_buffer() missing 1 required")
+    [kw] = parse("LLMEngine.__init__() got an unexpected keyword argument 'log_stats'\n")
+    assert kw.message.endswith("'log_stats'")
+    # inside a sentence of an ordinary record it is none
+    assert parse("INFO 01-01 10:00:00 [api.py:1] retried: f() takes 2 positional arguments but 3 were given\n") == []
+
+
 def test_truncated_traceback_is_kept_as_an_incomplete_crash():
     crashes = parse('Traceback (most recent call last):\n  File "/v/a.py", line 1, in outer\n    x()\n  File "/v/b.py", line 2, in inner\n')
     assert crashes[0].functions == ("outer", "inner") and not crashes[0].complete

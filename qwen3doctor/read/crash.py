@@ -187,6 +187,10 @@ _STANDALONE = re.compile(
     # nvcc's first error (`kernel.cu(112): error: ...`) and its summary of a failed compilation (a JIT build)
     r"^\S+\.(?:cu|cuh|cpp|cc|c|h|hpp)\(\d+\): error: .+|^\d+ errors? detected in the compilation of \".+|"
     rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
+    # a TypeError's message about a call's signature, printed or quoted without its type (`get_global_dp_buffer()
+    # missing 1 required positional argument: "group"`): code written for another release of what it calls
+    r"^[A-Za-z_][\w.]*\(\) (?:missing \d+ required (?:positional|keyword-only) arguments?: .+|got an unexpected "
+    r"keyword argument .+|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given)$|"
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
     r"^No module named '[\w.]+'$|"
     # the dynamic loader's refusal printed alone, its ImportError type left off by the paste or the launcher
@@ -213,7 +217,7 @@ _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
     r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
     rf"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^{_QUALIFIED_TYPE}: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    rf"by --disable-cuda-graph|BLAS error: |blaslt error: |BLASLt error: |Cannot load symbol|undefined symbol: |^/bin/\w*sh: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
+    rf"by --disable-cuda-graph|BLAS error: |blaslt error: |BLASLt error: |\(\) missing \d|\(\) got an unexpected|\(\) takes |Cannot load symbol|undefined symbol: |^/bin/\w*sh: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
 )
 
 WRAPPER_PATTERNS = re.compile(

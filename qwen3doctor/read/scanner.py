@@ -37,6 +37,8 @@ CRASH_ANCHORS = (
     "out of memory", "hit an exception", "failed to start", "Aborted", "received signal", "SIGKILL", "SIGSEGV",
     "SIGABRT", "Xid", "Cannot load symbol", "undefined symbol: ", "/bin/sh: ", "/bin/bash: ", "The error from device(", "died unexpectedly", "corrupted size", "double free", "(): invalid",
     "(): corrupted", "by --disable-cuda-graph", "BLAS error: ", "blaslt error: ", "BLASLt error: ",
+    "required positional argument", "required keyword-only argument", "unexpected keyword argument", "positional arguments but",
+    "positional argument but",
 )
 # Lines that may say something about the environment after the start-up region.
 ENV_ANCHORS = (
