@@ -133,6 +133,18 @@ def test_a_call_signature_typeerror_quoted_without_its_type_is_a_crash_line():
     assert parse("INFO 01-01 10:00:00 [api.py:1] retried: f() takes 2 positional arguments but 3 were given\n") == []
 
 
+def test_an_exception_whose_message_starts_on_the_next_line():
+    # transformers' errors whose str() begins with a newline, pasted without their traceback
+    [crash] = parse("transformers.integrations.heterogeneity.configuration_utils.AmbiguousGlobalPerLayerAttributeError:\n"
+                    "'head_dim' is a per-layer attribute and may vary across layers.\n"
+                    "Access it via config.per_layer_config[i].head_dim.\n")
+    assert crash.exception_type.endswith("AmbiguousGlobalPerLayerAttributeError")
+    assert crash.message.startswith("'head_dim' is a per-layer attribute") and "per_layer_config" in crash.message
+    # a bare type at the very end is a message cut off, not an empty one
+    [cut] = parse("ValueError:\n")
+    assert cut.exception_type == "ValueError" and cut.message == "" and cut.message_cut
+
+
 def test_truncated_traceback_is_kept_as_an_incomplete_crash():
     crashes = parse('Traceback (most recent call last):\n  File "/v/a.py", line 1, in outer\n    x()\n  File "/v/b.py", line 2, in inner\n')
     assert crashes[0].functions == ("outer", "inner") and not crashes[0].complete

@@ -208,6 +208,8 @@ _STANDALONE = re.compile(
     r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
     rf"^{_QUALIFIED_TYPE}: .+|"
+    # an exception whose message starts on the next line (its str() begins with a newline): `pkg.mod.SomeError:` alone
+    rf"^(?:{_QUALIFIED_TYPE}|[A-Z]\w*(?:Error|Exception)):$|"
     r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
     # (a type glued to a lowercase prefix is read whole: `nixl._bindings.nixlNotFoundError`, not `NotFoundError`)
