@@ -129,3 +129,13 @@ def test_an_import_step_crash_gets_no_run_time_candidates_from_the_modules_it_pa
     assert report.crash.during.startswith("importing")
     assert report.findings and all(
         any(ev.subject == "<import>" for ev in f.evidence) for f in report.findings)
+
+
+def test_steps_of_phases_and_frames():
+    from qwen3doctor.read.phases import (ARGUMENTS, CAPTURING, LOADING, SIZING, step_of, steps_of_frames)
+    assert step_of("loading the checkpoint (shard 3 of 7 loaded)") == LOADING
+    assert step_of("setting up the KV cache and attention (before CUDA graph capture)") == SIZING
+    assert step_of("warming up after CUDA graph capture") == CAPTURING
+    assert step_of("compiling the model (torch.compile)") is None and step_of(None) is None
+    assert steps_of_frames(["validate_parsed_serve_args", "capture_model", "fi_chunk_gated_delta_rule"]) == {ARGUMENTS, CAPTURING}
+    assert steps_of_frames(["_compute_mrope_positions"]) == frozenset()

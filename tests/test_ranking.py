@@ -253,3 +253,20 @@ def test_a_fix_takes_the_number_the_message_printed(catalog):
     assert any(f.command.endswith("--max-model-len 34736") for f in top.fixes)
     cut = diagnose_text(log.split(" Based on")[0] + "\n", catalog).findings[0]
     assert any(f.command.endswith("--max-model-len <estimate>") for f in cut.fixes)
+
+
+def test_a_candidate_of_another_start_up_step_is_dropped(catalog):
+    # a launch naming a tool parser, and a traceback cut in the CLI's frames: the parser check is a candidate
+    launch = ("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --enable-auto-tool-choice --tool-call-parser hermes\n"
+              "INFO 12-01 10:00:00 [api_server.py:1] vLLM API server version 0.13.0\n")
+    cut = ('(APIServer pid=7) Traceback (most recent call last):\n'
+           '(APIServer pid=7)   File "/venv/bin/vllm", line 10, in <module>\n'
+           '(APIServer pid=7)     sys.exit(main())\n'
+           '(APIServer pid=7)   File "/venv/lib/python3.12/site-packages/vllm/entrypoints/cli/main.py", line 73, in main\n'
+           '(APIServer pid=7)     args.dispatch_function(args)\n')
+    ids = [f.rule_id for f in diagnose_text(launch + cut, catalog).findings]
+    assert "tool-call-parser-name-not-registered" in ids
+    # the same cut after the checkpoint's shards began to load: the arguments had been accepted
+    shards = "Loading safetensors checkpoint shards:  83% Completed | 34/41 [01:57<00:24,  3.47s/it]\n"
+    ids = [f.rule_id for f in diagnose_text(launch + shards + cut, catalog).findings]
+    assert "tool-call-parser-name-not-registered" not in ids

@@ -13,7 +13,7 @@ from .combination import GATES, known_bad
 from .match import DATED, FRAGMENT
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
-from ..read.phases import IMPORTING
+from ..read.phases import IMPORTING, STEPS, phase_of_frames, step_of, steps_of_frames
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 from ..versions import in_range, parse_version
 
@@ -130,6 +130,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     if rule.match and not strong:
         if weak and _type_alone(rm, scan):
             return None
+        if _other_step(rule, scan):
+            return None  # a candidate whose crash happens in another start-up step than this one did
         if weak:
             if hard_miss or misses:
                 # a generic message from another engine or model family says nothing, and a candidate the launch
@@ -324,6 +326,27 @@ def _type_alone(rm: RuleMatch, scan: Scan) -> bool:
     if not any(ev.state == "unknown" and ev.clause.endswith("frames") for ev in rm.match):
         return False
     return any(c.exception_type and c.message.strip() and not c.frames for c in scan.crashes if c.role != "consequence")
+
+
+def _other_step(rule, scan: Scan) -> bool:
+    """The crash happened in a step of the start-up (or serving) that none of the rule's frames belong to: a
+    candidate resting on no crash evidence of its own that this contradicts is no candidate (a paste cut while the
+    checkpoint's shards load is no serve-argument check's failure). The crash's own frames place it exactly; a phase
+    line before it only says the crash came at that step or later (a paste may omit the lines after it), so then only
+    a rule whose steps all come earlier is contradicted."""
+    own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    if not own:
+        return False
+    names = [p for clause in (*(c for alt in rule.match for c in alt), *rule.supports) if clause.kind == "frames"
+             for p in clause.sources]
+    steps = steps_of_frames(names)
+    if not steps:
+        return False
+    by_frames = step_of(phase_of_frames(own[0].functions))
+    if by_frames is not None:
+        return by_frames not in steps
+    by_line = step_of(own[0].during)
+    return by_line is not None and all(STEPS.index(s) < STEPS.index(by_line) for s in steps)
 
 
 def _combination(rm: RuleMatch) -> bool:

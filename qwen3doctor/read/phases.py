@@ -14,6 +14,7 @@ LOADING = "loading the model"
 SIZING = "sizing the KV cache (profiling memory after the weights loaded)"
 CAPTURING = "capturing CUDA graphs"
 SERVING = "serving requests (start-up had finished)"
+ARGUMENTS = "checking the serve arguments (before the engine started)"
 # labels of the steps between those, some with figures filled in (their fixed part names the step)
 CHECKPOINT = "loading the checkpoint (shard {done} of {total} loaded)"
 WEIGHTS_LOADED = "processing the weights (all {total} checkpoint shards loaded)"
@@ -84,7 +85,13 @@ _FRAME_PHASES = (
     (SERVING, frozenset((
         "run_busy_loop", "step_with_batch_queue", "event_loop_normal", "event_loop_overlap", "run_batch",
         "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests"))),
+    # the front end reading and checking the serve command, before any engine process starts
+    (ARGUMENTS, frozenset((
+        "validate_parsed_serve_args", "validate_api_server_args", "create_engine_config", "from_cli_args",
+        "check_server_args", "prepare_server_args", "get_tool_parser", "get_reasoning_parser"))),
 )
+# the steps of a start-up in their order (serving last)
+STEPS = (ARGUMENTS, LOADING, SIZING, CAPTURING, SERVING)
 
 
 def phase_of_frames(functions) -> str | None:
@@ -96,15 +103,30 @@ def phase_of_frames(functions) -> str | None:
     return None
 
 
+def step_of(phase: str | None) -> str | None:
+    """The step of STEPS a phase label belongs to (the checkpoint's shards are loading, the KV cache is set up
+    while sizing, the warm-up follows capture), or None (torch.compile, importing, no phase)."""
+    if not phase:
+        return None
+    for label, step in ((CHECKPOINT, LOADING), (WEIGHTS_LOADED, LOADING), (KV_SETUP, SIZING), (WARMING, CAPTURING)):
+        if phase.startswith(label.split("{", 1)[0]):
+            return step
+    return phase if phase in STEPS else None
+
+
+def steps_of_frames(functions) -> frozenset[str]:
+    """Every step whose engine functions are among `functions` (a rule's frames may name several)."""
+    names = set(functions)
+    return frozenset(label for label, steps in _FRAME_PHASES if names & steps)
+
+
 def step_frames(phase: str) -> frozenset[str]:
     """The engine functions that run the start-up step a phase label names (empty for serving and for a step no
     traceback table covers, such as torch.compile)."""
-    for label, step in ((CHECKPOINT, LOADING), (WEIGHTS_LOADED, LOADING), (KV_SETUP, SIZING), (WARMING, CAPTURING)):
-        if phase.startswith(label.split("{", 1)[0]):
-            phase = step
-    if phase == SERVING:
+    step = step_of(phase)
+    if step is None or step == SERVING:
         return frozenset()
-    return next((steps for label, steps in _FRAME_PHASES if label == phase), frozenset())
+    return next((steps for label, steps in _FRAME_PHASES if label == step), frozenset())
 
 
 def later(phase: str, than: str) -> bool:
