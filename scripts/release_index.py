@@ -15,7 +15,8 @@ and nothing is imported. Per release it collects
   env       the environment variables read (vllm/envs.py, SGLang's `Envs` class, `get_*_env_var`,
             `os.environ` / `os.getenv` reads of VLLM_* / SGLANG_* / SGL_* names);
   arch      the registered architectures (vLLM's registry dicts, SGLang's `EntryClass`);
-  func      `module:function` for every function and method;
+  func      `module:function` for every function and method, and `module:Class` for the public classes a module
+            defines (`vllm.sampling_params:GuidedDecodingParams`): what an import of the module can find;
   raise     `raise X("...")` / `raise X(f"...")` sites as templates (holes become `*`), with module and function;
   lines     `module:function:first-last`, the lines each function spans, for the engine's own plumbing and the Qwen
             model files (LINE_MODULES): a traceback's line numbers move from release to release, so they date it.
@@ -260,7 +261,7 @@ LINE_MODULES = {
 }
 LINES_VERSION = 1  # bump when the line extraction changes; per-release results cached beside the slim zips
 FILE_CACHE: dict[str, dict] = {}  # sha1 of a file's text -> what it contributes (releases share most files)
-EXTRACT_VERSION = 3  # bump when extraction changes; per-release results cached beside the slim zips
+EXTRACT_VERSION = 5  # bump when extraction changes; per-release results cached beside the slim zips
 
 
 def is_parser_file(pkg: str, name: str) -> bool:
@@ -277,6 +278,23 @@ def wants_consts(pkg: str, name: str) -> bool:
             or name.endswith("/utils/__init__.py") or name in ("vllm/utils.py", "sglang/srt/utils.py"))
 
 
+def module_names(body: list[ast.stmt]) -> set[str]:
+    """The public classes a module defines, also inside its top-level `if` / `try` blocks: what `from m import X`
+    finds besides its functions. (Not its assignments: `X = argparse.ArgumentParser` under `if TYPE_CHECKING: ...
+    else:` would make every module that types with a class look like the class's home.)"""
+    out: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.If):
+            out |= module_names(node.body) | module_names(node.orelse)
+        elif isinstance(node, ast.Try):
+            out |= module_names(node.body) | module_names(node.orelse) | module_names(node.finalbody)
+            for handler in node.handlers:
+                out |= module_names(handler.body)
+    return {n for n in out if not n.startswith("_")}
+
+
 def file_facts(pkg: str, name: str, text: str) -> dict | None:
     key = hashlib.sha1(name.encode() + b"\0" + text.encode("utf-8", "replace")).hexdigest()
     if key in FILE_CACHE:
@@ -288,7 +306,7 @@ def file_facts(pkg: str, name: str, text: str) -> dict | None:
         return None
     module = name[:-3].replace("/", ".").removesuffix(".__init__")
     m = Module(name, tree)
-    out = {"func": {f"{module}:{f}" for f in m.funcs},
+    out = {"func": {f"{module}:{f}" for f in m.funcs | module_names(tree.body)},
            "raise": {f"{exc}\t{name}\t{fn}\t{msg}" for exc, fn, msg in m.raises},
            "env": set(m.env), "arch": set(), "tree": tree if wants_consts(pkg, name) else None}
     for node in tree.body:

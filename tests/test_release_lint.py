@@ -428,9 +428,9 @@ def test_an_engine_module_the_release_lacks_is_dated_by_the_index(bundled):
 def test_an_import_the_index_cannot_date_is_left_to_the_rules(bundled):
     head = "INFO 01-01 10:00:00 [api_server.py:1] vLLM API server version 0.12.0\nTraceback (most recent call last):\n" \
            '  File "/srv/app.py", line 3, in <module>\n    import plugin\n'
-    # a compiled module, a class name, and this release's own function: no finding from the index
+    # a compiled module, a name the module only imports, and this release's own function: no finding from the index
     for tail in ("ModuleNotFoundError: No module named 'vllm._C'",
-                 "ImportError: cannot import name 'FlexibleArgumentParser' from 'vllm.utils'",
+                 "ImportError: cannot import name 'Any' from 'vllm.utils'",
                  "ImportError: cannot import name 'random_uuid' from 'vllm.utils'"):
         report = diagnose_text(head + tail + "\n", bundled)
         assert not any(f.rule_id == "release-index/import" for f in report.findings), tail
@@ -442,6 +442,12 @@ def test_an_import_the_index_cannot_date_is_left_to_the_rules(bundled):
     assert "in vLLM 0.12.0 `get_ip` is defined in `vllm.utils.network_utils`: import it from there" in [
         ev.text for ev in top.evidence]
     assert any(f.command == 'pip install "vllm==0.11.0"' for f in top.fixes)
+    # a class is dated as a function is: `vllm.utils` kept FlexibleArgumentParser up to 0.11.0, and where it went
+    report = diagnose_text(head + "ImportError: cannot import name 'FlexibleArgumentParser' from 'vllm.utils'\n", bundled)
+    top = next(f for f in report.findings if f.rule_id == "release-index/import")
+    texts = [ev.text for ev in top.evidence]
+    assert "`FlexibleArgumentParser` in `vllm.utils` is in vLLM 0.8.5-0.11.0" in texts
+    assert "in vLLM 0.12.0 `FlexibleArgumentParser` is defined in `vllm.utils.argparse_utils`: import it from there" in texts
     # an SGLang module is not dated by the vLLM version of the same log
     report = diagnose_text(head + "ModuleNotFoundError: No module named 'sglang.srt.layers.moe.fused_moe_triton'\n", bundled)
     top = next(f for f in report.findings if f.rule_id == "release-index/import")

@@ -207,8 +207,8 @@ GENERIC_IDS = {
     "release-index/choice": "a value of a serve flag that the logged release does not offer, with the values it does",
     "release-index/architecture": "a model architecture the logged release does not register, with the first release "
                                   "that does",
-    "release-index/import": "an engine module or function the logged release lacks (`No module named 'vllm.X'`, "
-                            "`cannot import name 'f'`), with the releases that define it, where it lives now, and the "
+    "release-index/import": "an engine module, function or class the logged release lacks (`No module named "
+                            "'vllm.X'`, `cannot import name 'f'`), with the releases that define it, where it lives now, and the "
                             "upgrade or the pin",
     "release-index/config": "the engine's own check of its settings refused them (pydantic's report for a vLLM config "
                             "class, or a ValueError from the argument checks of either engine): its message, and the "
@@ -365,9 +365,9 @@ MISSING_MODULE = re.compile(r"No module named '?(?P<module>(?:vllm|sglang)(?:\.\
 
 
 def import_presence(engine: str, module: str, name: str | None = None) -> list[int]:
-    """The indexes of the releases whose sources define `module` (a module or package with a function in it), or
-    the function `name` in it; [] when no indexed release does (a compiled module such as `vllm._C`, a constant, a
-    plugin's own module: the index cannot speak of those)."""
+    """The indexes of the releases whose sources define `module` (a module or package with a function or class in
+    it), or the function, class or capitalised name `name` in it; [] when no indexed release does (a compiled module
+    such as `vllm._C`, a name the module only imports, a plugin's own module: the index cannot speak of those)."""
     t = table(engine, "func")
     if t is None:
         return []
@@ -403,8 +403,6 @@ def import_lines(line: str, versions: dict[str, str | None]) -> tuple[str, str, 
         return None
     module = m.group("module") or m.group("source")
     name = m.group("name")
-    if name is not None and not name.islower():
-        return None  # a class: the index keeps a class's methods under the module, not the class's own name
     engine = module.split(".", 1)[0]
     present = import_presence(engine, module, name)
     if not present:
@@ -428,7 +426,7 @@ def import_lines(line: str, versions: dict[str, str | None]) -> tuple[str, str, 
 
 
 def _defined_at(engine: str, name: str, pos: int) -> list[str]:
-    """The modules of release `pos` that define a function `name` (where a moved helper went)."""
+    """The modules of release `pos` that define a function or class `name` (where a moved helper went)."""
     t = table(engine, "func")
     suffix = f":{name}"
     return sorted(k[: -len(suffix)] for k, iv in t.facts.items()
