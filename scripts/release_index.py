@@ -17,7 +17,8 @@ and nothing is imported. Per release it collects
   arch      the registered architectures (vLLM's registry dicts, SGLang's `EntryClass`);
   func      `module:function` for every function and method, and `module:Class` for the public classes a module
             defines (`vllm.sampling_params:GuidedDecodingParams`): what an import of the module can find;
-  raise     `raise X("...")` / `raise X(f"...")` sites as templates (holes become `*`), with module and function;
+  raise     `raise X("...")` / `raise X(f"...")` sites and `assert cond, "..."` (as AssertionError) as templates
+            (holes become `*`), with module and function;
   lines     `module:function:first-last`, the lines each function spans, for the engine's own plumbing and the Qwen
             model files (LINE_MODULES): a traceback's line numbers move from release to release, so they date it.
 Facts are stored as intervals over the ordered release list (see qwen3doctor/knowledge/releases/__init__.py).
@@ -180,6 +181,14 @@ class Module(ast.NodeVisitor):
                     self.raises.add((name, self.stack[-1] if self.stack else "<module>", text))
         self.generic_visit(node)
 
+    def visit_Assert(self, node):
+        # `assert cond, "message"`: an AssertionError with that message, as a raise site
+        text = template(node.msg) if node.msg is not None else None
+        text = clean_template(text) if text else None
+        if text:
+            self.raises.add(("AssertionError", self.stack[-1] if self.stack else "<module>", text))
+        self.generic_visit(node)
+
     def visit_Call(self, node):
         func = node.func
         fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -261,7 +270,7 @@ LINE_MODULES = {
 }
 LINES_VERSION = 1  # bump when the line extraction changes; per-release results cached beside the slim zips
 FILE_CACHE: dict[str, dict] = {}  # sha1 of a file's text -> what it contributes (releases share most files)
-EXTRACT_VERSION = 5  # bump when extraction changes; per-release results cached beside the slim zips
+EXTRACT_VERSION = 6  # bump when extraction changes; per-release results cached beside the slim zips
 
 
 def is_parser_file(pkg: str, name: str) -> bool:

@@ -495,3 +495,24 @@ def test_lint_advises_against_engine_steps_as_supporting_frames(bundled):
     assert any("engine-extension-torch-abi-mismatch.yaml" in w and "<import>" in w for w in warned)
     # the rules whose supports name only their own cause's frames are not warned about
     assert not any("nvswitch-fabric-manager-not-running" in w or "safetensors-shard-corrupt" in w for w in warned)
+
+
+def test_an_assert_of_the_engine_is_a_raise_site_dated_by_the_releases_that_have_it(bundled):
+    # `assert cond, "message"` sites are in the raise table: a crash no rule explains names where its check lives,
+    # and, on a release that still has it, the first release whose code no longer raises it
+    head = "INFO 03-01 10:00:00 [api_server.py:1] vLLM API server version {}\n"
+    crash = ('(EngineCore_DP0 pid=7) ERROR 03-01 10:00:05 [core.py:708] Traceback (most recent call last):\n'
+             '(EngineCore_DP0 pid=7) ERROR 03-01 10:00:05 [core.py:708]   File "/usr/local/lib/python3.12/dist-packages/'
+             'vllm/v1/attention/backends/flashinfer.py", line 561, in __init__\n'
+             '(EngineCore_DP0 pid=7) ERROR 03-01 10:00:05 [core.py:708]     assert not (self.block_size == 16 and '
+             'self.head_dim == 256), (\n'
+             '(EngineCore_DP0 pid=7) ERROR 03-01 10:00:05 [core.py:708] AssertionError: There is a bug in FlashInfer '
+             'block_size 16 head size 256 support. Please avoid this combination by passing --block-size 32 or '
+             '--block-size 64.\n')
+    report = diagnose_text(head.format("0.15.1") + crash, bundled)
+    steps = " ".join(report.next_steps)
+    assert "raised by `vllm/v1/attention/backends/flashinfer.py` in `__init__`, present in vLLM 0.11.1-0.17.1" in steps
+    assert "vLLM 0.18.0 and later no longer raise it" in steps and 'pip install -U "vllm>=0.18.0"' in steps
+    # a release past the last one with the check: the message comes from other code, no upgrade step
+    report = diagnose_text(head.format("0.18.0") + crash, bundled)
+    assert "no longer raise it" not in " ".join(report.next_steps)

@@ -57,8 +57,10 @@ ORDER = ("when.engine_version", "when.quantization", "when.compute_capability", 
          "when.not_flags", "when.family", "when.platform", "fixed_in")
 
 
-def next_steps(scan: Scan, findings: list[Finding]) -> list[str]:
-    steps: list[str] = []
+def next_steps(scan: Scan, findings: list[Finding], sites: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """`sites`: what the release index says of an unexplained crash's raise site (after what the error itself asks
+    for, before the rest)."""
+    steps: list[str] = list(sites)
     env = scan.environment
     primary = scan.crashes[0] if scan.crashes else None
     steps.extend(paste_steps(scan, findings))

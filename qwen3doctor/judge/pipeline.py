@@ -296,7 +296,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
         verdict = Verdict.CLEAN
     warnings.extend(scan.environment.conflicts)
     risks: tuple = ()
-    steps = next_steps(scan, ranked)
+    steps = next_steps(scan, ranked, site_steps)
     if verdict is Verdict.CLEAN:
         from .preflight import MAX_RISKS, launch_risks, step_risks  # only a crash-free log pays for the preflight tables
 
@@ -312,7 +312,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
             steps.insert(0, STOPPED_STEP.format(phase=scan.stopped_in))
     return Report(
         source=source, verdict=verdict, environment=scan.environment, crashes=scan.crashes,
-        findings=tuple(ranked), next_steps=tuple(site_steps) + tuple(steps), warnings=tuple(warnings),
+        findings=tuple(ranked), next_steps=tuple(steps), warnings=tuple(warnings),
         lines_read=scan.lines_read, risks=risks,
     )
 

@@ -257,6 +257,27 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     return findings, warnings
 
 
+def _gone_after(scan: Scan, engine: str, spans: list[str]) -> str | None:
+    """The releases after the last one that raises the message no longer do (the check was changed or removed
+    there): for a log of that release or an older one, or of no stated version, a step to try one of them. `spans`:
+    the releases of every raise site whose template matches the message (a reworded message that still matches
+    keeps the check alive)."""
+    rel, label = releases(engine), LABEL[engine]
+    ends = [s.rsplit(",", 1)[-1].rsplit("-", 1)[-1].strip() for s in spans]
+    if not ends or any(e not in rel for e in ends):
+        return None
+    last = max(ends, key=rel.index)
+    if rel.index(last) + 1 >= len(rel):
+        return None
+    version = scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
+    pos = position(engine, version)
+    if pos is not None and pos > rel.index(last):
+        return None  # this release is past it: the message comes from other code (a fork, a plugin)
+    after = rel[rel.index(last) + 1]
+    return (f"{label} {after} and later no longer raise it (the code there changed): if nothing in the log points "
+            f"elsewhere, re-test on {after} or later (`pip install -U \"{engine}>={after}\"`)")
+
+
 def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list[Finding], list[str]]:
     """For a crash no rule explains: the raise site of its message and the rules that name the same function, as
     next steps. (A diagnosis with findings does not read the raise sites: that table is the biggest one.)"""
@@ -268,6 +289,11 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
         return findings, []
     engine, (path, func, present, _) = site
     steps = [f"the message is raised by `{path}` in `{func}`, present in {LABEL[engine]} {present}"]
+    from .generic import raise_sites
+
+    later = _gone_after(scan, engine, [p for *_, p, _ in raise_sites(engine, crash.message, limit=8)])
+    if later:
+        steps.append(later)
     citing = []
     from ..patterns import compile_pattern
 
