@@ -82,7 +82,9 @@ def raise_sites(engine: str, message: str, limit: int = 2) -> list[tuple[str, st
     out = []
     for fact in _candidates(engine, msg):
         exc, path, func, tmpl = fact.split("\t", 3)
-        if _template_re(tmpl).search(msg):
+        # (a template whose fixed words are less than half the message says little: `* must be float32, got *`
+        # is in many files)
+        if len(tmpl.replace("*", "")) * 2 >= len(msg) and _template_re(tmpl).search(msg):
             out.append((path, func, span_text(t, fact), tmpl))
             if len(out) >= limit:
                 break
