@@ -270,3 +270,14 @@ def test_a_candidate_of_another_start_up_step_is_dropped(catalog):
     shards = "Loading safetensors checkpoint shards:  83% Completed | 34/41 [01:57<00:24,  3.47s/it]\n"
     ids = [f.rule_id for f in diagnose_text(launch + shards + cut, catalog).findings]
     assert "tool-call-parser-name-not-registered" not in ids
+
+
+def test_the_weight_loaders_recursion_frame_is_a_loading_step_not_evidence(catalog):
+    # every vLLM weight-loading traceback passes AutoWeightsLoader._load_module: a rule naming it learns nothing
+    cut = ('(Worker_TP0 pid=9) ERROR 02-25 02:56:51 [multiproc_executor.py:783] Traceback (most recent call last):\n'
+           '(Worker_TP0 pid=9) ERROR 02-25 02:56:51 [multiproc_executor.py:783]   File "/usr/local/lib/python3.12/'
+           'dist-packages/vllm/model_executor/models/utils.py", line 292, in _load_module\n'
+           '(Worker_TP0 pid=9) ERROR 02-25 02:56:51 [multiproc_executor.py:783]     yield from self._load_module(\n')
+    report = diagnose_text(cut, catalog)
+    hits = [ev for f in report.findings for ev in f.evidence if ev.state == "hit" and ev.subject == "_load_module"]
+    assert hits and all(ev.generic for ev in hits)

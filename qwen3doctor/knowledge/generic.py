@@ -60,7 +60,7 @@ SCAFFOLD_FRAMES = (
 # Frames every crash of one phase passes through (loading, capture, the engine loop): they place a crash on a path
 # (judge/rank.py: a cut traceback's candidates), but a `match` pattern that hits one says nothing of its own.
 GENERIC_FRAMES = SCAFFOLD_FRAMES + (
-    "load_model", "load_weights", "get_model", "execute_model", "_model_forward", "worker_busy_loop", "worker_main",
+    "load_model", "load_weights", "_load_module", "get_model", "execute_model", "_model_forward", "worker_busy_loop", "worker_main",
     "run_engine_core", "run_busy_loop", "run_scheduler_process", "event_loop_normal", "event_loop_overlap",
     "run_batch", "forward_batch_generation", "initialize", "capture", "capture_one_batch_size", "run_once",
     "from_pretrained", "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client",
