@@ -81,7 +81,7 @@ _FRAME_PHASES = (
         "initialize_kv_cache", "initialize_kv_cache_tensors", "_allocate_kv_cache_tensors", "init_kv_cache"))),
     (LOADING, frozenset((
         "load_model", "load_weights", "_initialize_model", "get_model", "load_weights_and_postprocess",
-        "initialize_model", "process_weights_after_loading", "_load_weights", "init_model"))),
+        "initialize_model", "process_weights_after_loading", "_load_weights", "_load_module", "init_model"))),
     (SERVING, frozenset((
         "run_busy_loop", "step_with_batch_queue", "event_loop_normal", "event_loop_overlap", "run_batch",
         "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests"))),
