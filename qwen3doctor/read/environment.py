@@ -283,7 +283,9 @@ class EnvCollector:
         self._gpu_listing = False
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
         self._listed_package: str | None = None  # `pip show`'s `Name:` line, until its `Version:` line
-        self._asked_version: str | None = None  # `python -c "import vllm; print(vllm.__version__)"`: its answer follows
+        # `python -c "import vllm; print(vllm.__version__)"`: the package asked about and the question's line, whose
+        # very next line is the answer
+        self._asked_version: tuple[str | None, int | None] | None = None
         self._record_voted = False
         self._processes: set[str] = set()  # process tags already read (note_process)
         self._ranks: dict[str, str] = {}  # parallel kind -> the first tag that showed it active
@@ -356,9 +358,10 @@ class EnvCollector:
         if self._yaml_items:
             self._flush_yaml()
         if self._asked_version is not None:
-            fact, self._asked_version = self._asked_version, None
+            (fact, asked_at), self._asked_version = self._asked_version, None
             answer = _VERSION_ANSWER.match(text)
-            version = clean_version(answer.group("v")) if answer else None
+            adjacent = asked_at is None or line_no is None or line_no == asked_at + 1
+            version = clean_version(answer.group("v")) if answer and fact and adjacent else None
             if version:
                 self.put(fact, version, "log: printed version", P_LISTING)
                 if fact in ("vllm", "sglang"):
@@ -366,7 +369,7 @@ class EnvCollector:
                 return
         asked = _VERSION_QUESTION.search(text) if "version" in text else None
         if asked:
-            self._asked_version = _PACKAGE_KEYS.get(asked.group("p") or asked.group("cli"))
+            self._asked_version = (_PACKAGE_KEYS.get(asked.group("p") or asked.group("cli")), line_no)
         if not _quick(text):
             return
         if (process or "vllm" in text or "sglang" in text) and _MACOS.search(text):

@@ -68,14 +68,14 @@ def _import_finding(line: str, version, engine: str, what: str, facts: list[str]
     return _finding("import", title, engine, [line.strip()[:200]] + facts, fixes, "high" if pos is not None else "medium")
 
 
-def _raise_site(scan: Scan, message: str) -> tuple[str, tuple[str, str, str, str]] | None:
-    """(engine, (file, function, releases, template)) of the one raise site whose template matches the message; a
-    log that does not say its engine takes the engine whose sources raise it, when only one does."""
+def _raise_site(scan: Scan, message: str, limit: int = 1) -> tuple[str, list[tuple[str, str, str, str, int]]] | None:
+    """(engine, up to `limit` raise sites (generic.raise_sites), the first the one to name) whose templates match the
+    message; a log that does not say its engine takes the engine whose sources raise it, when only one does."""
     from .generic import raise_sites
 
     engine = _engine(scan)
-    found = {e: raise_sites(e, message, limit=1) for e in ((engine,) if engine else tuple(LABEL))}
-    found = {e: sites[0] for e, sites in found.items() if sites}
+    found = {e: raise_sites(e, message, limit=limit) for e in ((engine,) if engine else tuple(LABEL))}
+    found = {e: sites for e, sites in found.items() if sites}
     return next(iter(found.items())) if len(found) == 1 else None
 
 
@@ -85,7 +85,7 @@ def _removal_finding(scan: Scan, message: str) -> Finding | None:
     site = _raise_site(scan, message)
     if site is None:
         return None
-    engine, (path, func, present, _) = site
+    engine, ((path, func, present, *_),) = site
     rel, label = releases(engine), LABEL[engine]
     first = present.split("-", 1)[0].split(",", 1)[0].strip()
     if first not in rel:
@@ -257,23 +257,20 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     return findings, warnings
 
 
-def _gone_after(scan: Scan, engine: str, spans: list[str]) -> str | None:
+def _gone_after(scan: Scan, engine: str, ends: list[int]) -> str | None:
     """The releases after the last one that raises the message no longer do (the check was changed or removed
-    there): for a log of that release or an older one, or of no stated version, a step to try one of them. `spans`:
-    the releases of every raise site whose template matches the message (a reworded message that still matches
-    keeps the check alive)."""
+    there): for a log of that release or an older one, or of no stated version, a step to try one of them. `ends`:
+    the last release (index) of every raise site whose template matches the message (a reworded message that still
+    matches keeps the check alive)."""
     rel, label = releases(engine), LABEL[engine]
-    ends = [s.rsplit(",", 1)[-1].rsplit("-", 1)[-1].strip() for s in spans]
-    if not ends or any(e not in rel for e in ends):
-        return None
-    last = max(ends, key=rel.index)
-    if rel.index(last) + 1 >= len(rel):
+    last = max(ends, default=len(rel) - 1)
+    if last + 1 >= len(rel):
         return None
     version = scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
     pos = position(engine, version)
-    if pos is not None and pos > rel.index(last):
+    if pos is not None and pos > last:
         return None  # this release is past it: the message comes from other code (a fork, a plugin)
-    after = rel[rel.index(last) + 1]
+    after = rel[last + 1]
     return (f"{label} {after} and later no longer raise it (the code there changed): if nothing in the log points "
             f"elsewhere, re-test on {after} or later (`pip install -U \"{engine}>={after}\"`)")
 
@@ -284,14 +281,13 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
     crash = next((c for c in scan.crashes if c.message and c.role != "wrapper"), None)
     if crash is None or findings or not available():
         return findings, []
-    site = _raise_site(scan, crash.message)
+    site = _raise_site(scan, crash.message, limit=8)  # (the first is named; all of them date the check's end)
     if site is None:
         return findings, []
-    engine, (path, func, present, _) = site
+    engine, sites = site
+    path, func, present, *_ = sites[0]
     steps = [f"the message is raised by `{path}` in `{func}`, present in {LABEL[engine]} {present}"]
-    from .generic import raise_sites
-
-    later = _gone_after(scan, engine, [p for *_, p, _ in raise_sites(engine, crash.message, limit=8)])
+    later = _gone_after(scan, engine, [s[-1] for s in sites])
     if later:
         steps.append(later)
     citing = []

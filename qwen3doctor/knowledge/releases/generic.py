@@ -73,8 +73,9 @@ def architecture_lines(engine: str, version, arch: str) -> list[str] | None:
     return [f"`{arch}` is registered by {LABEL[engine]} {span_text(t, arch)}; the first release with it is {first}"]
 
 
-def raise_sites(engine: str, message: str, limit: int = 2) -> list[tuple[str, str, str, str]]:
-    """(file, function, releases, template) of the raise sites whose template matches a crash message."""
+def raise_sites(engine: str, message: str, limit: int = 2) -> list[tuple[str, str, str, str, int]]:
+    """(file, function, releases, template, the index of the last release with it) of the raise sites whose template
+    matches a crash message."""
     t = table(engine, "raise")
     if t is None or len(message) < 16:
         return []
@@ -85,7 +86,7 @@ def raise_sites(engine: str, message: str, limit: int = 2) -> list[tuple[str, st
         # (a template whose fixed words are less than half the message says little: `* must be float32, got *`
         # is in many files)
         if len(tmpl.replace("*", "")) * 2 >= len(msg) and _template_re(tmpl).search(msg):
-            out.append((path, func, span_text(t, fact), tmpl))
+            out.append((path, func, span_text(t, fact), tmpl, t.facts[fact][-1]))
             if len(out) >= limit:
                 break
     return out
