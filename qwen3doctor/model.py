@@ -189,6 +189,7 @@ class Rule:
     raw_when: dict[str, Any] = field(default_factory=dict)
     literals: frozenset[tuple[str, bool]] = frozenset()  # every literal its clauses' gates and anchors name
     log_anchors: frozenset[tuple[str, bool]] = frozenset()  # the anchors of its `log` clauses (for the prefilter)
+    frame_steps: frozenset[str] = frozenset()  # the start-up steps whose engine functions its `frames` clauses name
 
     @property
     def fixed_engine(self) -> str | None:

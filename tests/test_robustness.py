@@ -323,3 +323,33 @@ def test_an_exception_clause_skips_a_chained_cause_without_a_type(catalog):
     clause = next(c for r in catalog.rules.values() for alt in r.match for c in alt if c.kind == "exception")
     state = clause_state(clause, Scan((outer,), (), Environment()), "t", "match.exception")
     assert state.state in ("hit", "miss")
+
+
+# one line of each crash shape that needs no traceback, as engines and libraries print it
+DEEP_SHAPE_LINES = [
+    "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.bfly.i32",
+    "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+    "Value error, Invalid repository ID or local directory specified: '/models/Qwen3-8B' [type=value_error, input_value=ArgsKwargs((), {}), input_type=ArgsKwargs]",
+    "No module named 'vllm._C'",
+    "rocblas error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1151",
+    "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'invalid argument'",
+    "/bin/dash: 1: /usr/local/cuda/bin/nvcc: not found",
+    "Process group watchdog thread terminated with exception: CUDA error: unspecified launch failure",
+    "*** SIGSEGV received at time=1764843722 on cpu 17 ***",
+    "free(): unaligned chunk detected in tcache 2",
+]
+
+
+@pytest.mark.parametrize("line", DEEP_SHAPE_LINES)
+def test_a_crash_line_deep_in_a_long_log_is_read_whatever_its_shape(catalog, tmp_path, line):
+    """Past the log's head the scanner keeps only lines holding a crash word; every shape a crash line can take alone
+    brings its own words (crash.SHAPE_WORDS), so a shape that is read in a short paste is read 3,000 lines down too."""
+    noise = "(APIServer pid=1) INFO:     10.0.0.1:5000 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+    short = diagnose_text(line + "\n", catalog)
+    assert short.verdict in (Verdict.FOUND, Verdict.UNEXPLAINED), "the shape is not read even alone: fix the sample"
+    p = tmp_path / "deep.log"
+    p.write_text(noise * 3000 + line + "\n" + noise * 5)
+    with open(p, "rb") as fh:
+        deep = diagnose_source(LineSource(str(p), fh), catalog)
+    assert deep.verdict == short.verdict
+    assert deep.crash is not None and deep.crash.message == short.crash.message

@@ -13,7 +13,7 @@ from .combination import GATES, known_bad
 from .match import DATED, FRAGMENT
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
-from ..read.phases import IMPORTING, STEPS, phase_of_frames, step_of, steps_of_frames
+from ..read.phases import IMPORTING, STEPS, phase_of_frames, step_of
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 from ..versions import in_range, parse_version
 
@@ -337,9 +337,7 @@ def _other_step(rule, scan: Scan) -> bool:
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
     if not own:
         return False
-    names = [p for clause in (*(c for alt in rule.match for c in alt), *rule.supports) if clause.kind == "frames"
-             for p in clause.sources]
-    steps = steps_of_frames(names)
+    steps = rule.frame_steps
     if not steps:
         return False
     by_frames = step_of(phase_of_frames(own[0].functions))

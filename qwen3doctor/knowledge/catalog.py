@@ -22,6 +22,7 @@ from .generic import GENERIC_EXCEPTIONS, GENERIC_FRAMES, GENERIC_MESSAGES, ORDIN
 from .patterns import compile_pattern, gate_of, literal_anchors
 from .rulecache import cached_compile
 from ..model import Clause, Fix, Rule
+from ..read.phases import steps_of_frames
 from ..versions import compile_range
 
 MAX_RULE_BYTES = 256 * 1024
@@ -348,6 +349,7 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
         fixes=fixes, fixed_in=fixed_in, tests=tests, notes=notes, raw_when=raw_when,
         literals=frozenset(_literals(every)),
         log_anchors=frozenset(a for cl in every if cl.kind == "log" for a in cl.anchors or ()),
+        frame_steps=steps_of_frames(name for cl in every if cl.kind == "frames" for name in cl.sources),
     )
     return rule, []
 

@@ -146,80 +146,107 @@ _CHAIN = re.compile(
 CANN_CODE = r"E[A-Z0-9]\d{4}"
 CANN_RECORD = re.compile(rf"{CANN_CODE}(?:: |\[PID)")
 
-# Crash lines that need no traceback around them.
+# Crash lines that need no traceback around them: each shape with the literal words every line of that shape holds
+# (the scanner keeps a line of a long log only when it holds one of them, and a line without any never reaches the
+# shapes): a new shape is one entry here. A shape no literal can name (a qualified type, a CANN record code) is read
+# where the scanner keeps the line for another reason (the log's head, a crash's context, a traceback's own words).
 # a device or collective error line, alone or after a wrapper's phrase on the same line
 _DEVICE_ERROR = r"CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NCCL error.*"
-_STANDALONE = re.compile(
-    rf"(?P<m>{_DEVICE_ERROR}|"
-    r"ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*|"
-    r"terminate called after throwing an instance of .+|Fatal Python error: .+|Segmentation fault.*|"
-    r"HSA_STATUS_ERROR\w*.*|Aborted \(core dumped\)|"
+_SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (_DEVICE_ERROR, ("CUDA error", "HIP error: ", "CUDA out of memory", "NCCL error")),
+    (r"ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*", ("nccl",)),
+    (r"terminate called after throwing an instance of .+", ("terminate called",)),
+    (r"Fatal Python error: .+", ("Fatal Python",)),
+    (r"Segmentation fault.*", ("Segmentation fault",)),
+    (r"HSA_STATUS_ERROR\w*.*", ("HSA_STATUS",)),
+    (r"Aborted \(core dumped\)", ("core dumped",)),
     # glibc's heap checks abort the process: a native library wrote out of bounds or freed twice
-    r"corrupted size vs\. prev_size.*|double free or corruption.*|(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): "
-    r"(?:invalid|corrupted|unaligned).*|"
-    r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+|received signal SIG\w+.*|"
-    r"Killed$|(?<=\d )Killed\s+\S.*|exitcode[=:] ?-\d+.*|"
+    (r"corrupted size vs\. prev_size.*|double free or corruption.*|(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)"
+     r"\(\): (?:invalid|corrupted|unaligned).*", ("corrupted size", "double free", "(): invalid", "(): corrupted",
+                                                 "(): unaligned")),
+    (r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+", (" with signal", " with exit")),
+    (r"received signal SIG\w+.*", ("received signal",)),
+    (r"Killed$|(?<=\d )Killed\s+\S.*", ("Killed",)),
+    (r"exitcode[=:] ?-\d+.*", ("exitcode",)),
     # glibc's assert (`x' failed) and a CUDA kernel's (`x` failed, or no quotes after its block / thread indices)
-    r"Assertion `.+['`] failed.*|(?<=\] )Assertion .+ failed\.?$|Assertion error .+|"
+    (r"Assertion `.+['`] failed.*|(?<=\] )Assertion .+ failed\.?$|Assertion error .+", ("Assertion",)),
     # (glibc's own form, `prog: file.cpp:43: signature: Assertion `expr`, read even when the paste cuts it short)
-    r"^[\w.-]{1,40}: \S+\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: .{0,600}: Assertion `.+|"
+    (r"^[\w.-]{1,40}: \S+\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: .{0,600}: Assertion `.+", ("Assertion",)),
     # abseil's failure-signal handler, and cuBLAS / cuDNN failing to load a symbol of a mismatched library
-    r"\*\*\* SIG[A-Z]+ received at time=.*|Invalid handle\. Cannot load symbol \w+.*|"
-    r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
-    r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
-    r"Engine core proc \S+ died unexpectedly.*|"
+    (r"\*\*\* SIG[A-Z]+ received at time=.*", (" received at time=",)),
+    (r"Invalid handle\. Cannot load symbol \w+.*", ("Cannot load symbol",)),
+    (r"Engine core initialization failed.*|EngineCore encountered an issue.*|Scheduler hit an exception.*|"
+     r"WorkerProc hit an exception.*|WorkerProc failed to start.*|EngineCore failed to start.*|"
+     r"Engine core proc \S+ died unexpectedly.*",
+     ("initialization failed", "encountered an issue", "hit an exception", "failed to start", "died unexpectedly")),
     # Python's header over an exception that killed a thread (its traceback follows; a paste may stop at it)
-    r"^Exception in thread [\w.-]+.*|"
+    (r"^Exception in thread [\w.-]+.*", ("Exception in thread",)),
     # the kernel's record of a GPU fault (dmesg: NVIDIA's Xid, amdgpu's page fault), and CUDA's assembler refusing
     # an architecture it does not know (Triton on a GPU newer than its ptxas)
-    r"(?:NVRM: )?Xid (?:\(PCI:[^)]*\): )?\d+[,:] .*|amdgpu: \[\w+\] page fault.*|ptxas fatal\s*: .+|"
+    (r"(?:NVRM: )?Xid (?:\(PCI:[^)]*\): )?\d+[,:] .*", ("Xid ",)),
+    (r"amdgpu: \[\w+\] page fault.*", ("page fault",)),
+    (r"ptxas fatal\s*: .+", ("ptxas fatal",)),
     # cuda-gdb / compute-sanitizer's report of a faulting warp
-    r"CUDA Exception: (?:Warp|Lane|Device) .+|"
+    (r"CUDA Exception: (?:Warp|Lane|Device) .+", ("CUDA Exception: ",)),
     # one error of a pydantic ValidationError (vLLM's config checks): `Value error, <message> [type=value_error, ...]`
-    r"^Value error, .+|"
+    (r"^Value error, .+", ("Value error, ",)),
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)
-    r"LLVM ERROR: .+|^Failed: Cuda error .+|"
+    (r"LLVM ERROR: .+", ("LLVM ERROR: ",)),
+    (r"^Failed: Cuda error .+", ("Failed: Cuda error ",)),
     # ROCm's BLAS libraries refusing to work (`rocBLAS error: Cannot read .../TensileLibrary.dat: No such file or
     # directory for GPU arch : gfx1151`, `rocblaslt error: Could not load .../TensileLibrary_lazy_gfx942.dat`)
-    r"^(?:rocBLAS|rocblas|rocblaslt|hipBLASLt|hipblaslt) error: .+|"
+    (r"^(?:rocBLAS|rocblas|rocblaslt|hipBLASLt|hipblaslt) error: .+",
+     ("rocBLAS error: ", "rocblas error: ", "rocblaslt error: ", "hipBLASLt error: ", "hipblaslt error: ")),
     # a C / CUDA compiler stopping on a header it cannot find (a JIT build: FlashInfer, Triton's launcher, DeepGEMM)
-    r"(?<=: )fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|^fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|"
+    (r"(?<=: )fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|"
+     r"^fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory", ("fatal error: ",)),
     # nvcc's first error (`kernel.cu(112): error: ...`) and its summary of a failed compilation (a JIT build)
-    r"^\S+\.(?:cu|cuh|cpp|cc|c|h|hpp)\(\d+\): error: .+|^\d+ errors? detected in the compilation of \".+|"
-    rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+|"
+    (r"^\S+\.(?:cu|cuh|cpp|cc|c|h|hpp)\(\d+\): error: .+", ("): error: ",)),
+    (r"^\d+ errors? detected in the compilation of \".+", (" detected in the compilation of ",)),
+    (rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+",
+     (": error: ",)),
     # a TypeError's message about a call's signature, printed or quoted without its type (`get_global_dp_buffer()
     # missing 1 required positional argument: "group"`): code written for another release of what it calls
-    r"^[A-Za-z_][\w.]*\(\) (?:missing \d+ required (?:positional|keyword-only) arguments?: .+|got an unexpected "
-    r"keyword argument .+|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given)$|"
+    (r"^[A-Za-z_][\w.]*\(\) (?:missing \d+ required (?:positional|keyword-only) arguments?: .+|got an unexpected "
+     r"keyword argument .+|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given)$",
+     ("() missing ", "() got an unexpected keyword argument", "() takes ")),
     # a ModuleNotFoundError's message printed alone by a launcher that caught it (GPUStack's runner)
-    r"^No module named '[\w.]+'$|"
+    (r"^No module named '[\w.]+'$", ("No module named '",)),
     # the dynamic loader's refusal printed alone, its ImportError type left off by the paste or the launcher
     # (`/x/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN2at...`)
-    r"^/\S+\.so(?:\.\d+)*: undefined symbol: \S+$|"
+    (r"^/\S+\.so(?:\.\d+)*: undefined symbol: \S+$", ("undefined symbol: ",)),
     # a shell refusing a compiler or build tool a JIT build runs (`/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found`);
     # any other missing command (`nvidia-smi`, `py-spy` in a container) is no crash of its own
-    r"^/bin/(?:ba|da)?sh: (?:\d+: |line \d+: )?\S*\b(?:nvcc|ptxas|ninja|cmake|gcc|g\+\+|c\+\+|cc|clang|hipcc): "
-    r"(?:command )?not found$|"
-    r"EngineCore encountered a fatal error.*|"
-    r"Process group watchdog thread terminated with exception: .+|"
+    (r"^/bin/(?:ba|da)?sh: (?:\d+: |line \d+: )?\S*\b(?:nvcc|ptxas|ninja|cmake|gcc|g\+\+|c\+\+|cc|clang|hipcc): "
+     r"(?:command )?not found$", ("/bin/sh: ", "/bin/bash: ", "/bin/dash: ")),
+    (r"EngineCore encountered a fatal error.*", ("encountered a fatal error",)),
+    (r"Process group watchdog thread terminated with exception: .+", ("watchdog thread terminated",)),
     # the Ascend runtime's report of an AI Core / vector core fault (the NPU's own crash line), and a CANN error
     # record (`EH9999: [PID: 56178] ... failed, runtime result = 507018.[FUNC:ReportCallError][FILE:...]`)
-    rf"The error from device\(chipId:\d+.*|(?<![\w-]){CANN_CODE}(?:: |\[PID: ).+|"
-    r"\[c10d\] recvValue failed.*|Watchdog caught collective operation timeout.*|"
+    (r"The error from device\(chipId:\d+.*", ("The error from device(",)),
+    (rf"(?<![\w-]){CANN_CODE}(?:: |\[PID: ).+", ()),
+    (r"\[c10d\] recvValue failed.*", ("recvValue",)),
+    (r"Watchdog caught collective operation timeout.*", ("Watchdog",)),
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
-    rf"^{_QUALIFIED_TYPE}: .+|"
+    (rf"^{_QUALIFIED_TYPE}: .+", ()),
     # an exception whose message starts on the next line (its str() begins with a newline): `pkg.mod.SomeError:` alone
-    rf"^(?:{_QUALIFIED_TYPE}|[A-Z]\w*(?:Error|Exception)):$|"
-    r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
-    r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
-    # (a type glued to a lowercase prefix is read whole: `nixl._bindings.nixlNotFoundError`, not `NotFoundError`)
-    r"torch\.\w*(?:Error|Exception)|(?<![A-Za-z0-9_])[A-Z]\w*Error|(?<![A-Za-z0-9_])[a-z][a-z0-9]*[A-Z]\w*Error)(?:: .*|\(.*)?$)"
+    (rf"^(?:{_QUALIFIED_TYPE}|[A-Z]\w*(?:Error|Exception)):$", ("Error:", "Exception:")),
+    (r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
+     r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
+     # (a type glued to a lowercase prefix is read whole: `nixl._bindings.nixlNotFoundError`, not `NotFoundError`)
+     r"torch\.\w*(?:Error|Exception)|(?<![A-Za-z0-9_])[A-Z]\w*Error|(?<![A-Za-z0-9_])[a-z][a-z0-9]*[A-Z]\w*Error)"
+     r"(?:: .*|\(.*)?$", ("Error:", "Error(", "Error\n", "Error\r", "Exception:", "Exception(", "Exception\n",
+                          "Exception\r")),
 )
+_STANDALONE = re.compile("(?P<m>" + "|".join(shape for shape, _ in _SHAPES) + ")")
+# the literal words of every shape, for the scanner's prefilter (scanner.CRASH_ANCHORS) and the quick test below
+SHAPE_WORDS = tuple(dict.fromkeys(word for _, words in _SHAPES for word in words))
+# a line worth reading closely: a traceback's own words, a shape's words (SHAPE_WORDS), and marks of what may follow
 _QUICK = re.compile(
-    r"Error|error|xception|Traceback|File |line \d|Killed|Fatal|fault|Abort|terminate|signal|exitcode|failed|died unexp|"
-    r"Assertion|During handling|above exception|NCCL|nccl|HSA_|what\(\)|recvValue|Watchdog|recent call first|"
-    rf"^frame #|^No module named |: error: |Xid |CUDA Exception|LLVM ERROR|^Value error, |^{_QUALIFIED_TYPE}: |ptxas|NVRM|amdgpu|^#\d|^=+ |Dumping |scheduled_|SchedulerOutput|encountered an issue|^raise |SIG[A-Z]+ received|"
-    rf"by --disable-cuda-graph|BLAS error: |blaslt error: |BLASLt error: |\(\) missing \d|\(\) got an unexpected|\(\) takes |Cannot load symbol|undefined symbol: |^/bin/\w*sh: |\.py:\d+(?:\s+\S+)?\s*$|\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|corrupted|double free|\(\): invalid"
+    r"Error|error|xception|Traceback|File |line \d|Fatal|fault|Abort|terminate|signal|failed|During handling|"
+    r"above exception|NCCL|HSA_|what\(\)|recent call first|^frame #|NVRM|amdgpu|ptxas|^#\d|^=+ |Dumping |scheduled_|"
+    rf"SchedulerOutput|^raise |SIG[A-Z]+ received|by --disable-cuda-graph|^{_QUALIFIED_TYPE}: |\.py:\d+(?:\s+\S+)?\s*$|"
+    rf"\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|" + "|".join(re.escape(word) for word in SHAPE_WORDS)
 )
 
 WRAPPER_PATTERNS = re.compile(

@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
+from .crash import SHAPE_WORDS
 from .reader import MAX_LINE, NUL_WARNING, LineSource, clean
 
 HEAD_LINES = 2000
@@ -28,18 +29,12 @@ AFTER_CRASH = 3
 MAX_CONTINUATION = 200  # lines a backslash-continued command may run on
 CHUNK = 256 << 10  # bytes per read: small enough that most blocks hold no anchor and are only counted (see _newlines)
 
-# Lines that may start or continue a crash. A hit also keeps the AFTER_CRASH lines that follow.
-CRASH_ANCHORS = (
-    "Traceback", "Error:", "Error(", "Error\n", "Error\r", "Exception:", "Exception(", "Exception\n", "Exception\r",
-    "Exception raised", "fatal error", 'File "', '", line ', "Killed", "Fatal Python", "Segmentation fault",
-    "terminate called", "what():", "Assertion", "core dumped", "died with", "exitcode", "signal", "HSA_STATUS",
-    "HIP error", "During handling", "direct cause", "recvValue", "Watchdog", "NCCL", "nccl", "CUDA error",
-    "out of memory", "hit an exception", "failed to start", "Aborted", "received signal", "SIGKILL", "SIGSEGV",
-    "SIGABRT", "Xid", "Cannot load symbol", "undefined symbol: ", "/bin/sh: ", "/bin/bash: ", "The error from device(", "died unexpectedly", "corrupted size", "double free", "(): invalid",
-    "(): corrupted", "by --disable-cuda-graph", "BLAS error: ", "blaslt error: ", "BLASLt error: ",
-    "required positional argument", "required keyword-only argument", "unexpected keyword argument", "positional arguments but",
-    "positional argument but",
-)
+# Lines that may start or continue a crash: a traceback's own words and those of every crash-line shape
+# (crash.SHAPE_WORDS). A hit also keeps the AFTER_CRASH lines that follow.
+CRASH_ANCHORS = tuple(dict.fromkeys((
+    "Traceback", "Exception raised", 'File "', '", line ', "what():", "During handling", "direct cause", "signal",
+    "NCCL", "out of memory", "Aborted", "SIGKILL", "SIGSEGV", "SIGABRT", "by --disable-cuda-graph",
+) + SHAPE_WORDS))
 # Lines that may say something about the environment after the start-up region.
 ENV_ANCHORS = (
     "vLLM Version", "vllm serve", "launch_server", "sglang serve", "non-default args", "LLM engine (v", "ServerArgs(",
