@@ -9,9 +9,14 @@ from ..generic import GENERIC_FRAMES
 from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
+from .generic import (FALLBACK_ARCH, INVALID_CHOICE, KWARG_ENGINE, MISSING_MODULE, UNEXPECTED_KWARG, UNRECOGNIZED,
+                      UNSUPPORTED_ARCH, architecture_lines, choice_lines, flag_lines, ignored_variables, import_lines,
+                      raise_sites, rejected_arguments)
 
-TRIGGER = re.compile(r"unrecognized arguments?:|Args\.__init__\(\) got an unexpected keyword argument|invalid choice:|are not supported for now|is not supported for now|"
-                     r"has no vLLM implementation|No module named '?(?:vllm|sglang)\.|cannot import name '\w+' from '(?:vllm|sglang)\.")
+# a line one of the index's readings of a refusal can take (a rejected flag, keyword or value, an unregistered
+# architecture, a missing engine module): their own patterns, joined
+TRIGGER = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in
+                              (UNRECOGNIZED, UNEXPECTED_KWARG, INVALID_CHOICE, UNSUPPORTED_ARCH, FALLBACK_ARCH, MISSING_MODULE)))
 ENV_TRIGGER = re.compile(r"(?<![\w$])(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*=")
 SCORE = 0.5  # below a rule with its own crash evidence, above generic candidates
 # an engine's own message that something was taken out: the release that first raises it is the one that removed it
@@ -71,8 +76,6 @@ def _import_finding(line: str, version, engine: str, what: str, facts: list[str]
 def _raise_site(scan: Scan, message: str, limit: int = 1) -> tuple[str, list[tuple[str, str, str, str, int]]] | None:
     """(engine, up to `limit` raise sites (generic.raise_sites), the first the one to name) whose templates match the
     message; a log that does not say its engine takes the engine whose sources raise it, when only one does."""
-    from .generic import raise_sites
-
     engine = _engine(scan)
     found = {e: raise_sites(e, message, limit=limit) for e in ((engine,) if engine else tuple(LABEL))}
     found = {e: sites for e, sites in found.items() if sites}
@@ -162,9 +165,6 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
         return [], []
     if not available():
         return [], []
-    from .generic import (architecture_lines, choice_lines, flag_lines, ignored_variables, import_lines,
-                          rejected_arguments, FALLBACK_ARCH, KWARG_ENGINE, UNEXPECTED_KWARG, UNSUPPORTED_ARCH)
-
     version = scan.environment.get("engine_version")
     findings: list[Finding] = []
     seen = set()
