@@ -166,3 +166,17 @@ Open an issue on GitHub https://github.com/sgl-project/sglang/issues/new/choose
     # with the exception line there, the advice adds no second crash
     whole = "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB\n" + advice
     assert [c.message.split(". Tried")[0] for c in parse(whole)] == ["Capture cuda graph failed: CUDA out of memory"]
+
+
+def test_an_exception_printed_as_its_constructor_call_keeps_its_message_without_the_quotes():
+    """`AssertionError("...")` is how a wrapper prints the exception it caught (Triton's CompilationError over the
+    kernel's type check): the message is the string, as `AssertionError: ...` would print it. A KeyError's message
+    is its key's repr, so its quotes stay, and several arguments are left as printed."""
+    crashes = parse('triton.compiler.errors.CompilationError\n'
+                    'AssertionError("Mismatched type for col0 between then block (<[\'256\'], bf16>) and else block")\n')
+    assert [(c.exception_type, c.message) for c in crashes if c.exception_type == "AssertionError"] == [
+        ("AssertionError", "Mismatched type for col0 between then block (<['256'], bf16>) and else block")]
+    tb = "Traceback (most recent call last):\n  File \"/x/vllm/model_loader.py\", line 3, in load\n"
+    assert parse(tb + "KeyError('model.layers.0.mlp.gate.weight')\n")[0].message == "'model.layers.0.mlp.gate.weight'"
+    assert parse(tb + "ValueError('a', 3)\n")[0].message == "'a', 3"
+    assert parse(tb + "RuntimeError(\"it's broken\")\n")[0].message == "it's broken"

@@ -459,3 +459,22 @@ def test_a_message_copied_from_a_rendered_page_without_its_backticks_still_match
     for log in (with_ticks, with_ticks.replace("`", "")):
         report = diagnose_text(log, catalog)
         assert report.findings and report.findings[0].rule_id == "fp16-activation-overflow-exclamation-output", log
+
+
+def test_a_crash_without_a_message_shows_the_chained_exception_that_has_one(catalog):
+    """Triton raises CompilationError over the kernel's own AssertionError; a paste of the pair without its traceback
+    (the wrapper type alone, then the cause as its constructor call) reports the wrapper and says what the cause was
+    (inside a traceback the second line is the first one's message already)."""
+    from qwen3doctor.judge.summary import Outcome
+    from qwen3doctor.read.inputs import Input
+    from qwen3doctor.render.markdown import report_markdown
+    from qwen3doctor.render.plain import render
+
+    log = ("[2026-04-20 08:14:02 TP0] Prefill batch, #new-seq: 1, #new-token: 512, #cached-token: 0, token usage: 0.00\n"
+           "triton.compiler.errors.CompilationError\n"
+           "AssertionError(\"Mismatched type for col0 between then block (<['256'], bf16>) and else block (<['256'], fp16>)\")\n")
+    report = diagnose_text(log, catalog)
+    text = render(report)
+    assert "raised with: AssertionError: Mismatched type for col0 between then block (<['256'], bf16>)" in text
+    assert "Raised with `AssertionError: Mismatched type for col0" in report_markdown(
+        Outcome(Input("server.log", "server.log"), "unexplained", report))

@@ -25,6 +25,15 @@ _TB_HEAD = re.compile(r"Traceback \(most(?: r(?:e(?:c(?:e(?:n(?:t(?: c(?:a(?:l(?
 _FRAME = re.compile(r'^\s*(?:File\s+")?(?P<file>[^"]*)",\s+line\s+(?P<line>\d+)(?:,?\s+in\s+(?P<func>[^\s(]+))?')
 
 
+def _unquoted(args: str, exc_type: str) -> str:
+    """The message of an exception printed as its constructor call (`AssertionError("Mismatched type ...")`): one
+    string argument loses its quotes, as `Type: message` prints it; several arguments stay as they were printed, and
+    so does a KeyError's (its message is the key's repr, quotes and all)."""
+    if not exc_type.endswith("KeyError") and len(args) >= 2 and args[0] == args[-1] and args[0] in "'\"" and args[0] not in args[1:-1]:
+        return args[1:-1]
+    return args
+
+
 def _posix(file: str) -> str:
     """A frame's path with forward slashes: an engine built for Windows prints `C:\\...\\site-packages\\vllm\\...`, and
     every reading of a path (the engine's files, the model file, a platform port's files) looks for `/vllm/`."""
@@ -557,7 +566,7 @@ class CrashParser:
                     tb.exc_type, tb.wraps = e.group("type"), _wrapped(e)
                     msg = (e.group("msg") or "").rstrip()
                     if exc_line[len(e.group("type")):].startswith("(") and msg.endswith(")"):
-                        msg = msg[:-1]
+                        msg = _unquoted(msg[:-1], e.group("type"))
                     tb.message = [msg]
                     tb.done = True
                     tb.record = record
@@ -661,7 +670,7 @@ class CrashParser:
                 and (e.group("msg") is not None or body == e.group("type")):
             exc_type, message = e.group("type"), (e.group("msg") or "")
             if body[len(exc_type):].startswith("(") and message.endswith(")"):
-                message = message[:-1]  # ValueError("...") form
+                message = _unquoted(message[:-1], exc_type)  # ValueError("...") form
         elif body.startswith("No module named"):
             exc_type, message = "ModuleNotFoundError", body
         elif body.startswith("Value error, "):

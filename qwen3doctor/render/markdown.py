@@ -16,7 +16,7 @@ from ..knowledge.lookup import url_of
 from ..judge.fingerprint import FINGERPRINT_VERSION
 from ..model import Report, Verdict
 from ..judge.summary import Group, Outcome, Summary, group_key
-from .plain import frame_name, shown_facts
+from .plain import frame_name, raised_with, shown_facts
 from .summary import verdict_line
 
 COMMENT_LIMIT = 65_000
@@ -95,6 +95,7 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
         what = (crash.exception_type + ": " if crash.exception_type else "") + crash.message[:300]
         where = f" (process {code(crash.process)}, line {crash.line_no})" if crash.process else f" (line {crash.line_no})"
         out.append(f"**Crash:** {code(crash.crash_class)} {code(what.strip() or '(no message)')}{where}")
+        out += [f"Raised with {code(line)}." for line in raised_with(r)]
         if crash.during:
             out.append(f"While {esc(crash.during)}.")
         if crash.frames:

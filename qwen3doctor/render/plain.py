@@ -26,6 +26,16 @@ def crash_line(crash) -> str:
     return line
 
 
+def raised_with(report: Report) -> list[str]:
+    """A crash without a message of its own shows the chained exception that has one (Triton's `CompilationError`
+    over the `AssertionError` that says which types clashed): `Type: message` lines, at most two."""
+    crash = report.crash
+    if crash is None or crash.message:
+        return []
+    return [f"{c.exception_type}: {c.message}"[:300] for c in report.crashes
+            if c is not crash and c.role == "cause" and c.exception_type and c.message][:2]
+
+
 def frame_name(frame) -> str:
     """A frame's function; a frame line the paste cut before its function shows where it stops."""
     if frame.function != "?":
@@ -76,6 +86,7 @@ def render(report: Report) -> str:
     if crash is not None:
         out.append("Crash:")
         out.append("  " + crash_line(crash))
+        out += [f"  raised with: {line}" for line in raised_with(report)]
         if crash.process:
             out.append(f"  process: {crash.process} (line {crash.line_no})")
         if crash.during:

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import Report, Verdict
-from .plain import crash_line, frame_name, headline, shown_facts
+from .plain import crash_line, frame_name, headline, raised_with, shown_facts
 
 STATE_STYLE = {"hit": ("✔", "green"), "miss": ("✘", "red"), "unknown": ("?", "yellow")}
 CONF_STYLE = {"high": "bold green", "medium": "yellow", "low": "dim"}
@@ -37,6 +37,8 @@ def render(report: Report, width: int | None = None) -> str:
     crash = report.crash
     if crash is not None:
         body = Text(crash_line(crash), style="bold red")
+        for line in raised_with(report):
+            body.append(f"\nraised with: {line}", style="red")
         if crash.process:
             body.append(f"\nprocess {crash.process}, line {crash.line_no}", style="dim")
         if crash.during:
