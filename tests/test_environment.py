@@ -191,6 +191,14 @@ def test_the_chip_a_kernel_package_was_built_for_is_not_the_device():
     env = env_of("..[ERROR] the socversion Ascend910B1 of bin package does not match the current device socverison "
                  "Ascend310P3. Please modify default socversion in run.sh\n")
     assert env.get("gpu") != "Ascend910B1" and env.get("platform") == "npu"
+    # the same for a GPU a wheel or a kernel names as its target, while the device's own listing still counts
+    for line in ("RuntimeError: this flash-attn wheel was built for NVIDIA H100 80GB HBM3 (sm_90a) only\n",
+                 "ValueError: the FP8 MoE kernel is only supported on NVIDIA H100, H200 and B200\n",
+                 "NotImplementedError: the fused kernel requires NVIDIA B200 or newer\n"):
+        assert env_of(line).get("gpu") is None, line
+    env = env_of("ValueError: the FP8 MoE kernel is only supported on NVIDIA H100\n"
+                 "|   0  NVIDIA L40S                    On  |   00000000:01:00.0 Off |                    0 |\n")
+    assert env.get("gpu") == "NVIDIA L40S"
 
 
 def test_a_container_named_after_vllm_does_not_make_a_sglang_log_vllm():

@@ -146,8 +146,12 @@ _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
     r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
-    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|(?<!socversion )Ascend\s?910\w*)"
+    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
 )
+# the words before a chip's name that make it what something was built for or needs, not the device it ran on
+# (CANN's `the socversion Ascend910B1 of the kernel package ...`, `built for NVIDIA H100`, `only supported on ...`)
+_GPU_TARGET = re.compile(r"(?i)(?:\bsocversion|\bbuilt for|\bcompiled for|\btarget(?:ed|ing)?|\bsupported on|\brequires?|"
+                         r"\bnot support(?:ed)?(?: on)?|\bonly on)\s*(?:the\s+)?$")
 # a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
 _GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g>(?:[ABHL]\d{2,3}|GB\d{3}|B\d{3}|RTX\s?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b")
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
@@ -593,7 +597,7 @@ class EnvCollector:
                     self.vote_engine("sglang")
 
     def _hardware(self, text: str) -> None:
-        g = _GPU_NAME.search(text)
+        g = next((m for m in _GPU_NAME.finditer(text) if not _GPU_TARGET.search(text, max(0, m.start() - 40), m.start())), None)
         if g:
             name = " ".join(g.group("g").split())
             self.put("gpu", name, "log", P_LISTING)
