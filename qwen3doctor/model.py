@@ -41,6 +41,7 @@ class Crash:
     during: str = ""  # what the server was doing, from the last start-up or serving line before it (read.phases)
     wraps: str = ""  # the exception type a wrapper names in brackets (`RayTaskError(KeyError): ...`)
     cut_short: bool = False  # its message ends in "..." or stops mid-line where the paste ends: the rest may be missing
+    assertion: str = ""  # an AssertionError without a message: the `assert` statement under its last frame
 
     @property
     def span(self) -> tuple[int, int]:

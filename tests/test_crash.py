@@ -180,3 +180,17 @@ def test_an_exception_printed_as_its_constructor_call_keeps_its_message_without_
     assert parse(tb + "KeyError('model.layers.0.mlp.gate.weight')\n")[0].message == "'model.layers.0.mlp.gate.weight'"
     assert parse(tb + "ValueError('a', 3)\n")[0].message == "'a', 3"
     assert parse(tb + "RuntimeError(\"it's broken\")\n")[0].message == "it's broken"
+
+
+def test_an_assertion_without_a_message_keeps_the_check_that_failed():
+    """A bare `assert` raises AssertionError with no message: the statement under the last frame is what failed, and
+    it is kept beside the empty message (never taken for the message, never for another exception's)."""
+    tb = ('Traceback (most recent call last):\n'
+          '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/mamba/ops/causal_conv1d.py", line 1162, in causal_conv1d_update\n'
+          '    assert num_cache_lines >= batch\n'
+          '           ^^^^^^^^^^^^^^^^^^^^^^^^\n')
+    crash = parse(tb + "AssertionError\n")[0]
+    assert (crash.exception_type, crash.message, crash.assertion) == ("AssertionError", "", "assert num_cache_lines >= batch")
+    assert parse(tb + "AssertionError: 3 < 4\n")[0].assertion == ""  # the message says it
+    other = tb.replace("    assert num_cache_lines >= batch\n", "    out = kernel(x)\n")
+    assert parse(other + "AssertionError\n")[0].assertion == ""

@@ -401,6 +401,7 @@ class _Open:
     code_line: bool = False  # the last line was the code line under a frame
     wraps: str = ""  # the exception its exception line names in brackets (Ray's `RayTaskError(KeyError): ...`)
     imports: bool = False  # its last frame is a module's top level running an import statement
+    last_code: str = ""  # the code line under its last frame
 
     def __post_init__(self) -> None:
         self.end = self.end or self.line_no
@@ -592,6 +593,7 @@ class CrashParser:
                 tb.code_line = not CARET.match(text)
                 if tb.code_line and tb.frames:
                     tb.imports = bool(_IMPORT_LINE.match(stripped)) and tb.frames[-1].function == "<module>"
+                    tb.last_code = stripped
                 tb.end = line_no
                 return  # a code line or caret line under a frame
         if tb is None:
@@ -766,6 +768,8 @@ class CrashParser:
             wraps=tb.wraps,
             during=IMPORTING if _importing(tb) else "",
             cut_short=bool(message) and bool(ELLIPSIS.search(message) or at_end and MID_LINE.search(message)),
+            assertion=tb.last_code if tb.exc_type == "AssertionError" and not message
+            and tb.last_code.startswith("assert ") else "",
         )
         self._add(crash)
 

@@ -22,6 +22,8 @@ def crash_dict(crash: Crash) -> dict:
         # the message is cut off (a bare type at the paste's end) or cut short with "..."
         "message_cut": crash.message_cut or crash.cut_short and bool(ELLIPSIS.search(crash.message)),
         "frames": [{"file": f.file, "line": f.line, "function": f.function} for f in crash.frames],
+        # an AssertionError without a message: the `assert` statement its last frame shows, or null
+        "assertion": crash.assertion or None,
     }
 
 

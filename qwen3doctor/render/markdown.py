@@ -96,6 +96,8 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
         where = f" (process {code(crash.process)}, line {crash.line_no})" if crash.process else f" (line {crash.line_no})"
         out.append(f"**Crash:** {code(crash.crash_class)} {code(what.strip() or '(no message)')}{where}")
         out += [f"Raised with {code(line)}." for line in raised_with(r)]
+        if crash.assertion:
+            out.append(f"The check that failed: {code(crash.assertion[:200])}.")
         if crash.during:
             out.append(f"While {esc(crash.during)}.")
         if crash.frames:

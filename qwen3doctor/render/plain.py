@@ -17,6 +17,8 @@ def crash_line(crash) -> str:
     if crash.exception_type and not crash.message:
         if crash.message_cut:
             return f"{crash.crash_class}: {crash.exception_type} (its message is cut off: paste the lines after it)"
+        if crash.assertion:
+            return f"{crash.crash_class}: {crash.exception_type} (no message; the check that failed: {crash.assertion[:200]})"
         return f"{crash.crash_class}: {crash.exception_type} (no message)"
     what = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
     line = f"{crash.crash_class}: {what[:300]}" + ("…" if len(what) > 300 else "")
