@@ -664,18 +664,21 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
         rule = catalog.rules.get(alert.key)
         evidence = tuple(Evidence("when", "hit", b) for b in alert.because) + tuple(
             Evidence("when", "unknown", u) for u in alert.unknown)
-        # ordered as the ranking orders the same rules as candidates of a crash that says nothing (the weight of the
-        # conditions that hold); an alert the ranking would not list comes after them, a possible one last
+        # the release index's facts first: a release that registers no architecture of the family, or rejects a flag
+        # the launch passes, fails it for certain, whatever else may (a transformers major the log does not show);
+        # then as the ranking orders the same rules as candidates of a crash that says nothing (the weight of the
+        # conditions that hold), an alert the ranking would not list after them, a possible one last (ordering every
+        # alert whose conditions all hold first was tried: a rule with fewer conditions wins for having them)
         as_candidate = score(evaluate(rule, scan), scan) if rule is not None else None
         weight = as_candidate.score if as_candidate is not None else (0.02 if alert.level == WARNING else 0.01)
-        out.append(Finding(
+        out.append((not alert.key.startswith("release:"), Finding(
             rule_id=alert.key, title=alert.title, status=alert.status or "likely",
             score=round(weight, 3), confidence="low",
             engines=rule.engines if rule else (), families=rule.families if rule else (),
             references=alert.references, evidence=evidence, fixes=alert.fixes, fixed_in=rule.fixed_in if rule else None,
-            notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk"))
-    out.sort(key=rank_key)
-    return tuple(out[:MAX_RISKS])
+            notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk")))
+    out.sort(key=lambda pair: (pair[0], rank_key(pair[1])))
+    return tuple(f for _, f in out[:MAX_RISKS])
 
 
 STEP_NOTE = "the log stops while {phase}: a known crash of that step for this launch, not a diagnosis"
