@@ -157,3 +157,29 @@ def test_a_wrapped_paste_is_joined_into_lines_no_longer_than_the_reader_keeps():
     pieces = [(i, f"{i % 10}" + "x" * 79, 0) for i in range(1, 60_001)]
     joined = list(unwrapped(pieces))
     assert max(len(t) for _, t, _ in joined) <= MAX_JOINED + 80 and sum(len(t) for _, t, _ in joined) == 80 * 60_000
+
+
+def test_a_newest_first_traceback_logged_within_one_second_is_put_back_by_its_carets(catalog):
+    """All of a traceback's lines carry the same second, so the timestamps say nothing of the order; Python's caret
+    lines do (they sit under their code line). Every example log, written in order, is left as it is."""
+    from qwen3doctor.read.prefixes import oldest_first
+
+    stamp = "(Worker_TP1 pid=51790) ERROR 02-25 02:56:51 [multiproc_executor.py:783] "
+    written = [stamp + line for line in (
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/utils.py", line 344, in load_weights',
+        '    autoloaded_weights = set(self._load_module("", self.module, weights))',
+        "                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen3_5.py", line 512, in load_weights',
+        "    param = params_dict[name]",
+        "            ~~~~~~~~~~~^^^^^^",
+        "KeyError: 'layers.0.mlp.experts.w13_qweight'",
+    )]
+    exported = [(i, t, 0) for i, t in enumerate(reversed(written), 1)]
+    assert [t for _, t, _ in oldest_first(exported)] == written
+    report = diagnose_text("\n".join(t for _, t, _ in exported) + "\n", catalog)
+    assert report.crash.exception_type == "KeyError" and report.crash.functions[-1] == "load_weights"
+    for path in sorted(LOGS.rglob("*.log")):
+        lines = [(i, t, 0) for i, t in enumerate(path.read_text(errors="replace").splitlines(), 1)]
+        if len(lines) <= 20_000:
+            assert list(oldest_first(lines)) == lines, path.name
