@@ -257,6 +257,13 @@ def test_one_serve_command_reader():
     assert sg.arguments() == ["--tp", "2", "--disable-radix-cache"]
     assert without_flags("--enforce-eager --tensor-parallel-size 8 --max-model-len 4096", {"--tensor-parallel-size"}) == (
         "--enforce-eager --max-model-len 4096")
+    # a shell comment is no argument (a fix built from this command must not carry `'#' default, causes NaN`);
+    # a `#` inside a word or a quoted value is part of it
+    commented = read_command("python -m sglang.launch_server --model Qwen/Qwen3-Coder-Next --device cpu --tp 4 "
+                             "--chunked-prefill-size 8192 # default, causes NaN")
+    assert commented.arguments()[-2:] == ["--chunked-prefill-size", "8192"]
+    assert read_command('vllm serve Qwen/Qwen3-8B --served-model-name q#1 --chat-template "#x"').values()[
+        "--served-model-name"] == "q#1"
 
 
 def test_report_reads_only_the_crash_lines_and_cuts_a_long_exception_line(catalog, tmp_path):

@@ -10,6 +10,9 @@ GENERIC_MESSAGES = (
     "RuntimeError: CUDA error: an illegal memory access was encountered",
     "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
     "CUDA error: device-side assert triggered",
+    # NaN or inf probabilities reaching torch.multinomial: whatever made them (a float16 overflow, weights left
+    # uninitialised, a kernel's bug on one backend)
+    "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
     "CUDA error: unspecified launch failure",
     "CUDA error: misaligned address",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",

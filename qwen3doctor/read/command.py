@@ -56,10 +56,33 @@ def is_flag(token: str) -> bool:
 
 
 def tokens_of(command: str) -> list[str]:
+    command = _without_comment(command)
     try:
         return shlex.split(command, comments=False)
     except ValueError:
         return command.split()
+
+
+def _without_comment(command: str) -> str:
+    """The command without a shell comment (`--chunked-prefill-size 8192  # the default`): a `#` that starts a word
+    outside quotes ends it, as in the shell (shlex's own comment handling also ends a word at a `#` inside it)."""
+    if "#" not in command:
+        return command
+    quote, i = None, 0
+    while i < len(command):
+        ch = command[i]
+        if ch == "\\" and quote != "'":
+            i += 2  # an escaped character, quote or `#` alike
+            continue
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or command[i - 1].isspace()):
+            return command[:i].rstrip()
+        i += 1
+    return command
 
 
 @dataclass(frozen=True)
