@@ -10,7 +10,7 @@ from . import ENGINES, LABEL, available, flag_fact, position, releases, requirem
 UNRECOGNIZED = re.compile(r"unrecognized arguments?: (?P<args>.+)")
 INVALID_CHOICE = re.compile(r"argument (?P<flag>--[\w.-]+)(?:/[-\w]+)*: invalid choice: '(?P<value>[^']+)'")
 UNSUPPORTED_ARCH = re.compile(r"Model architectures \[(?P<archs>[^\]]*)\] (?:are|is) not supported for now")
-FALLBACK_ARCH = re.compile(r"(?P<arch>\w+) has no vLLM implementation, falling back to Transformers")
+FALLBACK_ARCH = re.compile(r"\b(?P<arch>\w+) has no vLLM implementation, falling back to Transformers")  # (\b: one start per word, not per character of a long one)
 SGLANG_ARCH = re.compile(r"Model architectures? \[?'?(?P<arch>\w+)'?\]? (?:is|are) not supported|Unsupported architectures?:? \[?'?(?P<arch2>\w+)")
 # a framework that builds the engine in-process (TRL, verl, OpenRLHF...) passes its arguments as keywords: each
 # keyword is the field behind a serve flag (worker_extension_cls -> --worker-extension-cls)
