@@ -490,23 +490,26 @@ def oldest_first(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, s
 
 # Python's marks under the part of a code line that failed (3.11+), at the end of a line whatever its prefix
 _CARET_END = re.compile(r"\s[\^~]{3,}\s*$")
-_FRAME_END = re.compile(r'File "[^"]*", line \d+')
+_FRAME_LINE = re.compile(r'File "[^"]*", line \d+')
 
 
 def _carets_lead(head: list[tuple[int, str, int]]) -> bool:
     """A traceback whose lines are upside down: Python prints its carets under the code line they mark, so in the
     order written a code line (indented under its frame) comes right before each caret line; a newest-first export
     puts it right after. A traceback logged within one second leaves the timestamps nothing to say; its carets do."""
+    carets = [bool(_CARET_END.search(text)) for _, text, _ in head]
+    if sum(carets) < 2:
+        return False
     under = above = 0
-    for (_, before, _), (_, after, _) in zip(head, head[1:]):
-        if _CARET_END.search(after) and _code_line(before):
+    for i in range(len(head) - 1):
+        if carets[i + 1] and not carets[i] and _code_line(head[i][1]):
             under += 1
-        if _CARET_END.search(before) and _code_line(after):
+        if carets[i] and not carets[i + 1] and _code_line(head[i + 1][1]):
             above += 1
     return above >= 2 and under == 0 or above >= 3 and above > 4 * under
 
 
 def _code_line(line: str) -> bool:
-    """A traceback's code line: indented under its frame, neither a frame nor a caret line."""
+    """A traceback's code line: indented under its frame, not a frame line (callers rule out caret lines)."""
     text = peel(line)[1] if not line.startswith(" ") else line
-    return text.startswith("    ") and not _CARET_END.search(text) and not _FRAME_END.search(text)
+    return text.startswith("    ") and not _FRAME_LINE.search(text)
