@@ -194,3 +194,10 @@ def test_an_assertion_without_a_message_keeps_the_check_that_failed():
     assert parse(tb + "AssertionError: 3 < 4\n")[0].assertion == ""  # the message says it
     other = tb.replace("    assert num_cache_lines >= batch\n", "    out = kernel(x)\n")
     assert parse(other + "AssertionError\n")[0].assertion == ""
+    # a log whose prefix took the indentation away (`[core.py:1079] assert ...` right under the frame line)
+    flat = "".join(f"(EngineCore_DP0 pid=7) ERROR 03-04 09:54:26 [core.py:1079] {line.strip()}\n" for line in tb.splitlines())
+    assert parse(flat + "(EngineCore_DP0 pid=7) ERROR 03-04 09:54:26 [core.py:1079] AssertionError\n")[0].assertion == (
+        "assert num_cache_lines >= batch")
+    # the statement belongs to its own frame: under an earlier frame it is not the check that failed
+    earlier = tb + '  File "/x/vllm/y.py", line 3, in inner\n'
+    assert parse(earlier + "AssertionError\n")[0].assertion == ""

@@ -401,10 +401,18 @@ class _Open:
     code_line: bool = False  # the last line was the code line under a frame
     wraps: str = ""  # the exception its exception line names in brackets (Ray's `RayTaskError(KeyError): ...`)
     imports: bool = False  # its last frame is a module's top level running an import statement
-    last_code: str = ""  # the code line under its last frame
+    last_code: tuple[int, str] = (0, "")  # the last code line read, and how many frames there were then
 
     def __post_init__(self) -> None:
         self.end = self.end or self.line_no
+
+
+def _assertion(tb: _Open, message: str) -> str:
+    """The `assert` statement a messageless AssertionError failed on: the code line under the last frame."""
+    frames, code = tb.last_code
+    if tb.exc_type == "AssertionError" and not message and frames == len(tb.frames) and code.startswith("assert "):
+        return code
+    return ""
 
 
 class CrashParser:
@@ -579,6 +587,8 @@ class CrashParser:
                 else:
                     if e and e.group("msg") and tb.frames:
                         tb.maybe_exc = (e.group("type"), e.group("msg").rstrip())
+                    elif tb.frames and stripped.startswith("assert "):
+                        tb.last_code = (len(tb.frames), stripped)  # a code line the log's prefix took the indentation of
                     tb.end = line_no
                     return
             else:
@@ -593,7 +603,7 @@ class CrashParser:
                 tb.code_line = not CARET.match(text)
                 if tb.code_line and tb.frames:
                     tb.imports = bool(_IMPORT_LINE.match(stripped)) and tb.frames[-1].function == "<module>"
-                    tb.last_code = stripped
+                    tb.last_code = (len(tb.frames), stripped)
                 tb.end = line_no
                 return  # a code line or caret line under a frame
         if tb is None:
@@ -768,8 +778,7 @@ class CrashParser:
             wraps=tb.wraps,
             during=IMPORTING if _importing(tb) else "",
             cut_short=bool(message) and bool(ELLIPSIS.search(message) or at_end and MID_LINE.search(message)),
-            assertion=tb.last_code if tb.exc_type == "AssertionError" and not message
-            and tb.last_code.startswith("assert ") else "",
+            assertion=_assertion(tb, message),
         )
         self._add(crash)
 
