@@ -148,16 +148,17 @@ _GPU_NAME = re.compile(
     r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
 )
-# the words before a chip's name that make it what something was built for or needs, not the device it ran on
-# (CANN's `the socversion Ascend910B1 of the kernel package ...`, `built for NVIDIA H100`, `only supported on ...`)
-_GPU_TARGET = re.compile(r"(?i)(?:\bsocversion|\bbuilt for|\bcompiled for|\btarget(?:ed|ing)?|\bsupported on|\brequires?|"
-                         r"\bnot support(?:ed)?(?: on)?|\bonly on)\s*(?:the\s+)?$")
+# the words that make a chip or a compute capability what something was built for or needs, not the device it ran
+# on (CANN's `the socversion Ascend910B1 of the kernel package ...`, `built for NVIDIA H100`, `requires sm_90`)
+_NEEDS = (r"requires?|required|needs?|supports?|supported(?: on)?|not support(?:ed)?(?: on)?|only(?: on)?|built for|"
+          r"compiled for|target(?:ed|ing)?|socversion")
+# ... right before a chip's name
+_GPU_TARGET = re.compile(rf"(?i)\b(?:{_NEEDS})\s*(?:the\s+)?$")
 # a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
 _GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g>(?:[ABHL]\d{2,3}|GB\d{3}|B\d{3}|RTX\s?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b")
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
 # a requirement stated around a compute capability
-_CC_NEEDED = re.compile(r"(?i)\b(?:requires?|required|needs?|supports?|supported|only|at least|minimum|or (?:higher|newer|above|later)|"
-                        r"and (?:above|later|newer))\b|>=")
+_CC_NEEDED = re.compile(rf"(?i)\b(?:{_NEEDS}|at least|minimum|or (?:higher|newer|above|later)|and (?:above|later|newer))\b|>=")
 _CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|sm_?(?P<sm>\d{2,3})\b|\(sm(?P<sm2>\d{2,3})\)")
 _CUDA_IN_SMI = re.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
 _NVCC = re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
