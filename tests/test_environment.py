@@ -400,3 +400,29 @@ def test_a_version_printed_under_the_command_that_asked_for_it():
     env = env_of('python -c "import vllm; print(vllm.__version__)"\nTraceback (most recent call last):\n'
                  "ModuleNotFoundError: No module named 'vllm'\n0.9.1\n")
     assert env.get("engine_version") is None
+
+
+def test_a_manifest_command_exported_newest_line_first_is_read_in_its_written_order():
+    # Loki / Kibana list the newest line first: a Kubernetes manifest's command list arrives last item first, and
+    # read as it stands every value would land on the flag written after it (`--tool-call-parser` was read as TP)
+    written = ["- vllm", "- serve", "- /mnt/models/qwen3-next", "- --tool-call-parser", "- hermes",
+               "- --tensor-parallel-size", '- "4"', "- --speculative-config",
+               """- '{"method":"qwen3_next_mtp","num_speculative_tokens":2}'"""]
+    for lines in (written, written[::-1]):
+        env = env_of("    command:\n" + "".join(f"      {line}\n" for line in lines) + "INFO starting\n")
+        assert env.get("model") == "/mnt/models/qwen3-next" and env.get("tp") == 4
+        assert "qwen3_next_mtp" in str(env.get("speculative"))
+    sglang = ["- python3", "- -m", "- sglang.launch_server", "- --model-path", "- Qwen/Qwen3-8B", "- --tp", '- "2"']
+    for lines in (sglang, sglang[::-1]):
+        env = env_of("    command:\n" + "".join(f"      {line}\n" for line in lines) + "INFO starting\n")
+        assert env.get("model") == "Qwen/Qwen3-8B" and env.get("tp") == 2
+
+
+def test_an_allow_list_of_architectures_does_not_name_the_model():
+    message = ("ValueError: DeepEP v2 MoE is not validated for 'Qwen3_5MoeForConditionalGeneration';\n"
+               "  supported architectures are ['DeepseekV3ForCausalLM', 'DeepseekV4ForCausalLM',\n"
+               "  'Qwen3MoeForCausalLM']. Other model workflows may require an all-reduce after A2A\n")
+    for text in (message, "\n".join(reversed(message.splitlines()))):  # (a newest-first export: the list's end first)
+        assert env_of(text).get("architecture") == "Qwen3_5MoeForConditionalGeneration"
+    config = '{\n  "architectures": [\n    "Qwen3MoeForCausalLM"\n  ],\n  "model_type": "qwen3_moe"\n}\n'
+    assert env_of(config).get("architecture") == "Qwen3MoeForCausalLM"

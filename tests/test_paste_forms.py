@@ -183,3 +183,23 @@ def test_a_newest_first_traceback_logged_within_one_second_is_put_back_by_its_ca
         lines = [(i, t, 0) for i, t in enumerate(path.read_text(errors="replace").splitlines(), 1)]
         if len(lines) <= 20_000:
             assert list(oldest_first(lines)) == lines, path.name
+
+
+def test_a_newest_first_export_without_clock_steps_is_put_back_by_its_progress_bars(catalog):
+    """A start-up logged within one second has no timestamps to order it; its progress bars do (their percentage
+    only climbs in the order written), whatever prefix and timestamp each line carries."""
+    from qwen3doctor.read.prefixes import oldest_first
+
+    for prefix in ("", "(Worker_TP0 pid=311) INFO 12-01 01:07:2{} [default_loader.py:267] "):
+        written = [prefix.format(i % 10) + f"Loading safetensors checkpoint shards: {100 * i // 7:3d}% Completed | {i}/7"
+                   for i in range(8)]
+        written += ["[2025-12-01 01:07:23] Capture cuda graph begin. This can take up to several minutes."]
+        exported = [(i, t, 0) for i, t in enumerate(reversed(written), 1)]
+        assert [t for _, t, _ in oldest_first(exported)] == written
+        forward = [(i, t, 0) for i, t in enumerate(written, 1)]
+        assert list(oldest_first(forward)) == forward
+    # two workers loading side by side climb on each line of their own: nothing to turn over
+    both = [f"(Worker_TP{r} pid=3{r}) Loading safetensors checkpoint shards: {p:3d}% Completed"
+            for p in (0, 50, 100) for r in (0, 1)]
+    lines = [(i, t, 0) for i, t in enumerate(both, 1)]
+    assert list(oldest_first(lines)) == lines

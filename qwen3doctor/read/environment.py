@@ -259,6 +259,33 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+def _model_architecture(text: str) -> str | None:
+    """The architecture a line names as the model's: not one of a list of what is supported (`supported
+    architectures are ['DeepseekV3ForCausalLM', ...]`), nor a line that carries on such a list wrapped over lines
+    (`  'Qwen3MoeForCausalLM']. Other model workflows...`), which a newest-first export shows before its start. A
+    config.json's `"architectures": [` puts the model's own alone on the next line, with nothing after it."""
+    for m in _ARCH.finditer(text):
+        before = text[: m.start()]
+        carried_on = ("[" not in before and before.strip() in ("'", '"')
+                      and text[m.end():m.end() + 2] in ("',", "']", '",', '"]'))
+        if "upported" in before or carried_on:
+            continue
+        return m.group("a")
+    return None
+
+
+def _upside_down(items: list[str]) -> bool:
+    """A command list read bottom to top: its launcher word (`serve`, `sglang.launch_server`) comes after its
+    long flags and none follows it. In the order written no long flag precedes the launcher (`- vllm`, `- serve`,
+    `- MODEL`, `- --flag`...); `python -m` has a short one on either side."""
+    at = next((i for i in range(len(items) - 1, -1, -1)
+               if items[i] == "serve" or items[i].endswith("sglang.launch_server")), None)
+    if at is None:
+        return False
+    long_flags = [i for i, item in enumerate(items) if item.startswith("--") and len(item) > 2]
+    return bool(long_flags) and long_flags[-1] < at
+
+
 def _unquote(value: str) -> str:
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
@@ -385,6 +412,8 @@ class EnvCollector:
 
     def _flush_yaml(self) -> None:
         items, self._yaml_items = self._yaml_items, []
+        if _upside_down(items):  # a newest-first export (Loki, Kibana) lists a manifest's command last item first
+            items.reverse()
         joined = " ".join(shlex.quote(i) for i in items)
         if "serve" in items or any(i.startswith("--model") for i in items) or "sglang.launch_server" in joined:
             if "vllm" not in items and "sglang.launch_server" not in joined and not items[0].startswith("python"):
@@ -487,9 +516,9 @@ class EnvCollector:
         self._hardware(text)
         if "out of memory" in text and "total capac" in text:
             self._memory_elsewhere(text)
-        arch = _ARCH.search(text)
+        arch = _model_architecture(text) if "For" in text else None
         if arch and "is already registered" not in text:  # (a platform plugin re-registering classes at start-up)
-            self.put("architecture", arch.group("a"), "log", P_STARTUP)
+            self.put("architecture", arch, "log", P_STARTUP)
         lm = _LINEAR_METHOD.search(text) if "LinearMethod" in text else None
         if lm:
             self.put("quantization_method", lm.group("q").lower(), "log: linear method " + lm.group(0), P_HINT)

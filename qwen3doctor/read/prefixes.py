@@ -456,13 +456,16 @@ def _chain(first: list, rest: Iterator) -> Iterator:
 
 REVERSE_MAX_LINES = 20_000  # a newest-first export is put back in order only when it is a paste this small
 _STAMP = re.compile(r"(?<!\d)(?:\d{4}-)?\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?")
+# a tqdm bar's line: `Loading safetensors checkpoint shards:  43% Completed | 3/7`, `Capturing CUDA graphs: 12%|`
+_PROGRESS = re.compile(r"^(?P<label>.*?[A-Za-z][^:%]*):\s+(?P<pct>\d{1,3})%")
 
 
 def oldest_first(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
     """(line number, text, why) in the order the server wrote them: an export from Grafana, Loki or Kibana lists
     the newest line first, which turns every traceback upside down. When the timestamps of a paste of at most
-    REVERSE_MAX_LINES lines (and SAMPLE_BYTES of text) mostly go backwards (three or more steps back, four times as many as forward), its lines
-    are read last to first, keeping their line numbers; a longer log is read as it is."""
+    REVERSE_MAX_LINES lines (and SAMPLE_BYTES of text) mostly go backwards (three or more steps back, four times as
+    many as forward), its lines are read last to first, keeping their line numbers; a longer log is read as it is. A progress bar's steps count
+    as the timestamps' do: its percentage falls, line after line, only in an export turned upside down."""
     it = iter(lines)
     head, ended = _head(it, REVERSE_MAX_LINES + 1)
     if not ended:
@@ -471,7 +474,15 @@ def oldest_first(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, s
         return
     back = forward = 0
     last = None
+    bars: dict[str, int] = {}
     for _, text, _ in head:
+        bar = _PROGRESS.search(text, 0, 160) if "%" in text else None
+        if bar:  # a progress bar's percentage climbs in the order written (one bar per label and prefix)
+            label = _STAMP.sub("", bar.group("label"))
+            done, was = int(bar.group("pct")), bars.get(label)
+            if was is not None and done != was:
+                back, forward = (back + 1, forward) if done < was else (back, forward + 1)
+            bars[label] = done
         m = _STAMP.search(text, 0, 64)
         if m is None:
             continue
