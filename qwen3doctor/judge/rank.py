@@ -267,8 +267,14 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
     for file in files:
         if _ported(rule) and not _port_file(rule, file):
             continue  # a platform port's cause lives in the port's files (vllm_ascend/...), not in the engine's own
-        tail = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py")
-        for word in _words(tail):
+        package, _, stem = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py").rpartition("/")
+        words = _words(stem)
+        if "_" in package:  # a compound package names a cause whole (`spec_decode/` is spec-decode-..., not any *-decode-*)
+            if f"-{package.lower().replace('_', '-')}-" in f"-{rule.id}-":
+                return file
+        else:
+            words |= _words(package)
+        for word in words:
             if any(r == word or len(word) >= 5 and r.startswith(word) for r in rule_words):
                 return file
         if _abbreviated(rule, file):
