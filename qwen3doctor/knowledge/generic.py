@@ -15,6 +15,8 @@ GENERIC_MESSAGES = (
     "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
     "CUDA error: unspecified launch failure",
     "CUDA error: misaligned address",
+    # ROCm's runtime line for a faulting kernel, whichever kernel it was
+    "Memory access fault by GPU node-2 (Agent handle: 0x5581d2a0) on address 0x7f1c2a400000. Reason: Unknown.",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
     "NCCL error: unhandled system error",
     "NCCL error: unhandled cuda error",

@@ -168,6 +168,9 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"Fatal Python error: .+", ("Fatal Python",)),
     (r"Segmentation fault.*", ("Segmentation fault",)),
     (r"HSA_STATUS_ERROR\w*.*", ("HSA_STATUS",)),
+    # the ROCm runtime's report of a kernel that touched an unmapped address (the HIP counterpart of CUDA's illegal
+    # memory access): it aborts the process, often with no Python traceback at all
+    (r"Memory access fault by GPU node-\d+.*", ("Memory access fault",)),
     (r"Aborted \(core dumped\)", ("core dumped",)),
     # glibc's heap checks abort the process: a native library wrote out of bounds or freed twice
     (r"corrupted size vs\. prev_size.*|double free or corruption.*|(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)"
@@ -281,7 +284,7 @@ CONSEQUENCE_PATTERNS = re.compile(
 )
 
 CLASSES: tuple[tuple[str, str], ...] = (
-    ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|"
+    ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|Memory access fault by GPU node|"
                               r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu: \[\w+\] page fault|Warp Illegal Address|Warp Out-of-range Address"),
     # glibc's assert in host code (`Allocation.cpp:43: ...: Assertion `...' failed.`), not a CUDA kernel's
     ("assertion", r"\.(?:c|cc|cpp|h|hpp):\d+: .*: Assertion `"),
