@@ -426,3 +426,18 @@ def test_an_allow_list_of_architectures_does_not_name_the_model():
         assert env_of(text).get("architecture") == "Qwen3_5MoeForConditionalGeneration"
     config = '{\n  "architectures": [\n    "Qwen3MoeForCausalLM"\n  ],\n  "model_type": "qwen3_moe"\n}\n'
     assert env_of(config).get("architecture") == "Qwen3MoeForCausalLM"
+
+
+def test_a_rocm_server_whose_arguments_say_cuda_is_read_as_rocm():
+    # PyTorch calls a ROCm GPU `cuda`: SGLang on an MI355X prints device='cuda' in its server arguments
+    args = "[2026-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3.5-35B-A3B', tp_size=8, device='cuda')\n"
+    assert env_of(args + "  GPU 0: AMD Instinct MI355X\n").get("platform") == "rocm"
+    assert env_of(args + "[aiter] import [module_aiter_enum] under /sgl-workspace/aiter/aiter/jit\n").get("platform") == "rocm"
+    assert env_of(args).get("platform") == "cuda"  # nothing else said: a CUDA GPU, as before
+    assert env_of(args.replace("'cuda'", "'npu'")).get("platform") == "npu"
+
+
+def test_a_b300_is_named_with_its_suffixes_and_dated_by_its_compute_capability():
+    for line in ("|   0  NVIDIA B300 SXM6 AC   On  |   00000000:1B:00.0 Off |", "GPU 0: NVIDIA B300 SXM6 AC (UUID: GPU-1)"):
+        env = env_of(line + "\n")
+        assert env.get("gpu") == "NVIDIA B300 SXM6 AC" and env.get("compute_capability") == "10.3"

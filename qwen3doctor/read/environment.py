@@ -34,7 +34,7 @@ _QUICK_WORDS = tuple(
         "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
-        "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal",
+        "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter",
     )
 )
 
@@ -145,7 +145,7 @@ _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模
                          r"(?P<m>[A-Za-z0-9._~-]*[/\d][\w.~-]*(?:/[\w.~-]+)*)[`'\"]?\s*$", re.I)
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
-    r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
+    r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB|AC))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
 )
 # the words that make a chip or a compute capability what something was built for or needs, not the device it ran
@@ -743,8 +743,13 @@ class EnvCollector:
             if key in _CONFIG_FACTS and value.lower() not in _FALSY:
                 fact = _CONFIG_FACTS[key]
                 self.put(fact, _number(value), source, P_CONFIG)
-            if key in ("device_config", "device") and value.strip("'\"").lower() in ("cuda", "npu", "xpu", "cpu", "tpu", "hpu", "rocm"):
-                self.put("platform", value.strip("'\"").lower(), source, P_STARTUP + 5)
+            device = value.strip("'\"").lower() if key in ("device_config", "device") else ""
+            if device == "cuda":
+                # (PyTorch names a ROCm GPU `cuda` too: SGLang on an MI300X prints device='cuda', so this is only as
+                # strong as any other CUDA sign, and a ROCm line or an AMD GPU's name outranks it)
+                self.put("cuda_hint", "cuda", source, P_HINT)
+            elif device in ("npu", "xpu", "cpu", "tpu", "hpu", "rocm"):
+                self.put("platform", device, source, P_STARTUP + 5)
             if key in ("task", "runner", "runner_type", "convert", "convert_type") or key == "is_embedding" and value == "True":
                 self._runner("pooling" if key == "is_embedding" else value, source, P_CONFIG)
             if key in ("enforce_eager", "disable_cuda_graph") and value == "True":
