@@ -481,11 +481,12 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     return tuple(fixes)
 
 
-# (also an upgrade of one engine's package, and the kernel-tuning scripts of each source tree: vLLM's
-# `benchmarks/kernels/`, SGLang's `benchmark/kernels/`)
+# (also an upgrade of one engine's package, the kernel-tuning scripts of each source tree: vLLM's
+# `benchmarks/kernels/`, SGLang's `benchmark/kernels/`, and SGLang's own tools run as modules, such as
+# `python3 -m sglang.compile_deep_gemm`)
 _LAUNCH = re.compile(r"(?:^|[\s;&|(])(?:(?P<v>vllm serve|vllm\.entrypoints|VLLM_[A-Z0-9_]+=|benchmarks/kernels/|"
                      r"pip install (?:-U |--upgrade )*[\"']?vllm(?![\w-]))|"
-                     r"(?P<s>sglang\.launch_server|sglang serve|sglang\.srt|SGLANG_[A-Z0-9_]+=|SGL_[A-Z0-9_]+=|benchmark/kernels/|"
+                     r"(?P<s>sglang\.launch_server|sglang serve|sglang\.srt|-m sglang\.\w+|SGLANG_[A-Z0-9_]+=|SGL_[A-Z0-9_]+=|benchmark/kernels/|"
                      r"pip install (?:-U |--upgrade )*[\"']?sglang(?![\w-])))")
 
 
