@@ -369,6 +369,14 @@ def test_weights_that_cannot_fit_one_gpu_are_a_warning_citing_the_engines_rule(c
     report = plan(catalog, "vllm serve Qwen/Qwen3-30B-A3B-Thinking-2507", local=local)
     assert "weights-exceed-gpu-memory-at-load" in keys(report, "warning")
     assert "weights-exceed-gpu-memory-at-load" not in keys(plan(catalog, "vllm serve Qwen/Qwen3-30B-A3B-GPTQ-Int4", local=local))
+    # a card whose name states its memory (`--gpu "NVIDIA A100-SXM4-40GB"` for another machine) is that card, not
+    # "any GPU": a BF16 32B model is 60 GiB on one rank
+    named = {"gpu": Fact("NVIDIA A100-SXM4-40GB", "option")}
+    report = plan(catalog, "vllm serve Qwen/Qwen3-32B", local=named)
+    [alert] = [a for a in report.alerts if a.key == "weights-exceed-gpu-memory-at-load"]
+    assert "more than the 40 GiB of NVIDIA A100-SXM4-40GB" in alert.title
+    assert "weights-exceed-gpu-memory-at-load" not in keys(plan(catalog, "vllm serve Qwen/Qwen3-32B",
+                                                                 local={"gpu": Fact("NVIDIA A100-SXM4-80GB", "option")}))
 
 
 def test_an_unstated_tp_size_is_unknown_not_one(catalog):

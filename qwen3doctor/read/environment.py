@@ -156,6 +156,7 @@ _NEEDS = (r"requires?|required|needs?|supports?|supported(?: on)?|not support(?:
 _GPU_TARGET = re.compile(rf"(?i)\b(?:{_NEEDS})\s*(?:the\s+)?$")
 # a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
 _GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g>(?:[ABHL]\d{2,3}|GB\d{3}|B\d{3}|RTX\s?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b")
+_GPU_SIZE = re.compile(r"(?<![\w.])(\d{2,3})\s?GB\b")  # the memory a GPU's name states
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
 # a requirement stated around a compute capability
 _CC_NEEDED = re.compile(rf"(?i)\b(?:{_NEEDS}|at least|minimum|or (?:higher|newer|above|later)|and (?:above|later|newer))\b|>=")
@@ -936,6 +937,9 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
         cc = vocab.compute_capability_of(str(out["gpu"].value))
         if cc:
             out["compute_capability"] = Fact(cc, "derived from the GPU name")
+    size = _GPU_SIZE.search(str(out["gpu"].value)) if "gpu" in out and "gpu_memory_mib" not in out else None
+    if size:  # `A100-SXM4-40GB`, `H100 80GB HBM3`, `Tesla V100-SXM2-32GB`: the card's memory, in the GiB its name means
+        out["gpu_memory_mib"] = Fact(int(size.group(1)) * 1024, "derived from the GPU name")
     if "gpu_count" not in out and "gpu_count_rows" in out and out["gpu_count_rows"].value > 1:
         out["gpu_count"] = Fact(out["gpu_count_rows"].value, "log")
     out.pop("gpu_count_rows", None)
