@@ -426,6 +426,12 @@ def test_an_allow_list_of_architectures_does_not_name_the_model():
         assert env_of(text).get("architecture") == "Qwen3_5MoeForConditionalGeneration"
     config = '{\n  "architectures": [\n    "Qwen3MoeForCausalLM"\n  ],\n  "model_type": "qwen3_moe"\n}\n'
     assert env_of(config).get("architecture") == "Qwen3MoeForCausalLM"
+    # an architecture the engine says it does not support is still the model's own
+    assert env_of("ValueError: Unsupported architectures: Qwen3_5ForConditionalGeneration\n").get("architecture") \
+        == "Qwen3_5ForConditionalGeneration"
+    vllm = ("ValueError: Model architectures ['Qwen3NextForCausalLM'] are not supported for now. Supported "
+            "architectures: dict_keys(['AquilaModel', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM'])\n")
+    assert env_of(vllm).get("architecture") == "Qwen3NextForCausalLM"
 
 
 def test_a_rocm_server_whose_arguments_say_cuda_is_read_as_rocm():

@@ -269,7 +269,8 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
             continue  # a platform port's cause lives in the port's files (vllm_ascend/...), not in the engine's own
         package, _, stem = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py").rpartition("/")
         words = _words(stem)
-        if "_" in package:  # a compound package names a cause whole (`spec_decode/` is spec-decode-..., not any *-decode-*)
+        # a compound package names a cause whole (`spec_decode/` is spec-decode-..., not any *-decode-*)
+        if "_" in package:
             if f"-{package.lower().replace('_', '-')}-" in f"-{rule.id}-":
                 return file
         else:

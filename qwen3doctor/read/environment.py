@@ -260,6 +260,11 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+# a list of what is supported opened before a name and not yet closed (`supported architectures are ['...', `,
+# `Supported architectures: dict_keys(['...`); an `Unsupported architecture X` names the model's own
+_ALLOW_LIST_OPEN = re.compile(r"(?i)\b(?:supported|allowed|validated)\b[^\[\]]*\[[^\]]*$")
+
+
 def _model_architecture(text: str) -> str | None:
     """The architecture a line names as the model's: not one of a list of what is supported (`supported
     architectures are ['DeepseekV3ForCausalLM', ...]`), nor a line that carries on such a list wrapped over lines
@@ -269,7 +274,7 @@ def _model_architecture(text: str) -> str | None:
         before = text[: m.start()]
         carried_on = ("[" not in before and before.strip() in ("'", '"')
                       and text[m.end():m.end() + 2] in ("',", "']", '",', '"]'))
-        if "upported" in before or carried_on:
+        if carried_on or "upported" in before and _ALLOW_LIST_OPEN.search(before):
             continue
         return m.group("a")
     return None

@@ -464,8 +464,9 @@ def oldest_first(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, s
     """(line number, text, why) in the order the server wrote them: an export from Grafana, Loki or Kibana lists
     the newest line first, which turns every traceback upside down. When the timestamps of a paste of at most
     REVERSE_MAX_LINES lines (and SAMPLE_BYTES of text) mostly go backwards (three or more steps back, four times as
-    many as forward), its lines are read last to first, keeping their line numbers; a longer log is read as it is. A progress bar's steps count
-    as the timestamps' do: its percentage falls, line after line, only in an export turned upside down."""
+    many as forward), its lines are read last to first, keeping their line numbers; a longer log is read as it is.
+    A progress bar's steps count as the timestamps' do: its percentage falls, line after line, only in an export
+    turned upside down."""
     it = iter(lines)
     head, ended = _head(it, REVERSE_MAX_LINES + 1)
     if not ended:
