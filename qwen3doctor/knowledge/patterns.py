@@ -60,6 +60,13 @@ _META = set(".^$*+?{}[]|()\\")
 _ESCAPED_LITERAL = set(".^$*+?{}[]|()\\/-'\" :,=<>#@!%&~`;")
 
 
+def _rarer_first(literal: str) -> tuple[int, int, str]:
+    """The order a branch's required literals are tried in, the first being its prefilter anchor: the longest, then
+    the one with more letters (`SM:` before `12.`, which every IP address and timestamp holds), then by text, so
+    every compile picks the same anchor (a set's order changes from run to run)."""
+    return -len(literal), -sum(ch.isalpha() for ch in literal), literal
+
+
 def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
     """For each top-level branch of `source`: the literals (MIN_ANCHOR+ characters) that must all occur for
     that branch to match, and whether they compare case-insensitively. None when some branch has none."""
@@ -76,7 +83,7 @@ def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
         runs = [r for r in _required_literals(branch) if len(r) >= MIN_ANCHOR]
         if not runs:
             return None
-        out.append((tuple(sorted({r.lower() if caseless else r for r in runs}, key=len, reverse=True)), caseless))
+        out.append((tuple(sorted({r.lower() if caseless else r for r in runs}, key=_rarer_first)), caseless))
     return tuple(out)
 
 
