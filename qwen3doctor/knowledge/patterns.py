@@ -60,11 +60,14 @@ _META = set(".^$*+?{}[]|()\\")
 _ESCAPED_LITERAL = set(".^$*+?{}[]|()\\/-'\" :,=<>#@!%&~`;")
 
 
-def _rarer_first(literal: str) -> tuple[int, int, str]:
+def _rarer_first(literal: str) -> tuple[int, int, int, str]:
     """The order a branch's required literals are tried in, the first being its prefilter anchor: the longest, then
-    the one with more letters (`SM:` before `12.`, which every IP address and timestamp holds), then by text, so
-    every compile picks the same anchor (a set's order changes from run to run)."""
-    return -len(literal), -sum(ch.isalpha() for ch in literal), literal
+    the one that mixes more kinds of character (letters, digits, others: `eagle3` before `method`, a word any prompt
+    may hold), then the one with more letters (`SM:` before `12.`, which every IP address and timestamp holds), then
+    by text, so every compile picks the same anchor (a set's order changes from run to run)."""
+    kinds = any(ch.isalpha() for ch in literal) + any(ch.isdigit() for ch in literal) + \
+        any(not ch.isalnum() for ch in literal)
+    return -len(literal), -kinds, -sum(ch.isalpha() for ch in literal), literal
 
 
 def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
