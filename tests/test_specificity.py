@@ -414,10 +414,10 @@ def test_the_wrapper_lines_every_death_prints_support_no_cause(catalog):
 
 
 def test_a_pattern_is_prefiltered_on_the_same_rarer_literal_in_every_process():
-    """A branch's anchor is its longest required literal; between literals of one length, the one mixing more kinds
-    of character, then the one with more letters (`SM:`, not `12.`, which every IP address and timestamp holds),
-    whatever a process's hash seed makes of a set's order: the anchor decides how many lines of a big log reach the
-    full reader (a 1 GiB log took 5 s instead of 1.5 s when a compile happened to pick a common one)."""
+    """A branch's anchor is its longest required literal that ordinary traffic does not hold (`SM:`, not `12.`,
+    which every IP address holds), the same whatever a process's hash seed makes of a set's order: the anchor decides
+    how many lines of a big log reach the full reader (a 1 GiB log took 5 s instead of 1.5 s when a compile happened
+    to pick a common one)."""
     import os
     import subprocess
     import sys

@@ -60,14 +60,10 @@ _META = set(".^$*+?{}[]|()\\")
 _ESCAPED_LITERAL = set(".^$*+?{}[]|()\\/-'\" :,=<>#@!%&~`;")
 
 
-def _rarer_first(literal: str) -> tuple[int, int, int, str]:
-    """The order a branch's required literals are tried in, the first being its prefilter anchor: the longest, then
-    the one that mixes more kinds of character (letters, digits, others: `eagle3` before `method`, a word any prompt
-    may hold), then the one with more letters (`SM:` before `12.`, which every IP address and timestamp holds), then
-    by text, so every compile picks the same anchor (a set's order changes from run to run)."""
-    kinds = any(ch.isalpha() for ch in literal) + any(ch.isdigit() for ch in literal) + \
-        any(not ch.isalnum() for ch in literal)
-    return -len(literal), -kinds, -sum(ch.isalpha() for ch in literal), literal
+def _longest_first(literal: str) -> tuple[int, str]:
+    """The order a branch's required literals are tried in: the longest first, ties by text, so every process picks
+    the same anchor (a set's order changes with the hash seed, and the catalog cache keeps a compile's choice)."""
+    return -len(literal), literal
 
 
 def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
@@ -86,16 +82,21 @@ def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
         runs = [r for r in _required_literals(branch) if len(r) >= MIN_ANCHOR]
         if not runs:
             return None
-        out.append((tuple(sorted({r.lower() if caseless else r for r in runs}, key=_rarer_first)), caseless))
+        out.append((tuple(sorted({r.lower() if caseless else r for r in runs}, key=_longest_first)), caseless))
     return tuple(out)
 
 
 def literal_anchors(source: str) -> tuple[tuple[str, bool], ...] | None:
-    """The literals one of which must occur for `source` to match (the longest of each branch)."""
+    """The literals one of which must occur for `source` to match: of each branch, the longest that ordinary
+    traffic does not hold (the prefilter drops an anchor found in a request line, so `SM:` anchors
+    `SM:\\s*12\\.\\d` rather than `12.`, which every IP address holds), or the longest when all of them are."""
+    from ..read.scanner import is_noise  # (the scanner's list of a healthy server's lines)
+
     gate = gate_of(source)
     if gate is None:
         return None
-    return tuple(sorted({(lits[0], caseless) for lits, caseless in gate}))
+    return tuple(sorted({(next((lit for lit in lits if not is_noise((lit, caseless))), lits[0]), caseless)
+                         for lits, caseless in gate}))
 
 
 def gate_open(gate, text: str, lower: str) -> bool:
