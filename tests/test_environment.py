@@ -443,6 +443,16 @@ def test_a_rocm_server_whose_arguments_say_cuda_is_read_as_rocm():
     assert env_of(args.replace("'cuda'", "'npu'")).get("platform") == "npu"
 
 
+def test_amd_libraries_and_rdna_names_say_rocm_without_a_platform_line():
+    # MIOpen's own log lines, an RDNA gfx name, and the branch a custom op takes on ROCm (a Radeon paste has no
+    # `Automatically detected platform` line and no Instinct name)
+    assert env_of("MIOpen(HIP): Error [EvaluateInvokers] hipoc_kernel.cpp:128: Failed to launch kernel\n").get("platform") == "rocm"
+    assert env_of("torch.cuda: device 0 is gfx1151 (Radeon 8060S Graphics)\n").get("platform") == "rocm"
+    frame = '  File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/custom_op.py", line 70, in forward_hip\n'
+    assert env_of("Traceback (most recent call last):\n" + frame).get("platform") == "rocm"
+    assert env_of('  File "/x/vllm/model_executor/custom_op.py", line 66, in forward_cuda\n').get("platform") != "rocm"
+
+
 def test_a_b300_is_named_with_its_suffixes_and_dated_by_its_compute_capability():
     for line in ("|   0  NVIDIA B300 SXM6 AC   On  |   00000000:1B:00.0 Off |", "GPU 0: NVIDIA B300 SXM6 AC (UUID: GPU-1)"):
         env = env_of(line + "\n")

@@ -51,3 +51,15 @@ def test_python_wording_alone_is_no_fragment_of_a_rule_that_names_another_class(
     report = diagnose_text("'Qwen3ForEmbedding' object has no attribute 'lm_head'\n", catalog)
     assert report.findings[0].rule_id == "qwen3-embedding-served-as-generate"
     assert report.findings[0].confidence != "high"
+
+
+def test_a_paste_that_only_says_something_failed_is_not_shown_as_a_cut_traceback(catalog):
+    # a ROCm library's own error line (MIOpen), no Python traceback anywhere: the words say it failed, nothing more
+    from qwen3doctor.render.plain import crash_line
+
+    paste = ("MIOpen(HIP):  requestAlgoCount = 1\n"
+             "MIOpen(HIP): Error [EvaluateInvokers] /src/miopen/src/hipoc/hipoc_kernel.cpp:128: "
+             "Failed to launch kernel: invalid configuration argument\n")
+    line = crash_line(diagnose_text(paste, catalog).crash)
+    assert "no error line or traceback" in line and "line 2" in line
+    assert "cut before its exception line" not in line

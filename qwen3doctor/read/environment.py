@@ -675,8 +675,10 @@ class EnvCollector:
             self.put("platform", _PLATFORM_NAMES.get(name, name), "log: platform line", P_STARTUP)
         elif _PLATFORM_PROBE.search(text):
             pass
-        elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|amdgpu: |/aiter(?:_meta)?/|^\[aiter\]", text):
-            # (AITER, AMD's kernel library, exists only for ROCm)
+        elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|gfx1[0-2]\d\d|amdgpu: |/aiter(?:_meta)?/|"
+                       r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$", text):
+            # (AITER, AMD's kernel library, exists only for ROCm; so do MIOpen and rocBLAS, the RDNA gfx1xxx names, and
+            # the `forward_hip` branch a custom op takes there)
             self.put("platform", "rocm", "log", P_HINT)
         elif _NPU_HINT.search(text) or CANN_RECORD.match(text):
             self.put("platform", "npu", "log", P_HINT)

@@ -13,6 +13,10 @@ MARK = {"hit": "+", "miss": "-", "unknown": "?"}
 
 def crash_line(crash) -> str:
     if not crash.exception_type and not crash.message:
+        if crash.excerpt and not crash.frames and not crash.native:
+            # (prose_crash: words such as "failed to launch" in a short paste, no error line, no frame)
+            return (f"the paste says something failed (line {crash.line_no}) but holds no error line or traceback "
+                    "(paste the lines the engine printed when it stopped)")
         return "a traceback cut before its exception line (paste the lines that follow it)"
     if crash.exception_type and not crash.message:
         if crash.message_cut:
