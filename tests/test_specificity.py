@@ -135,6 +135,20 @@ def test_a_cut_traceback_names_candidates_by_the_engine_module_it_stops_in(catal
     assert not any("stops in" in e.text for f in other.findings for e in f.evidence)
 
 
+def test_a_compound_module_name_names_a_cause_whole_not_by_one_common_word(catalog):
+    # `radix_cache.py` is where radix-cache causes live, not every rule with "cache" in its id (a non-writable cache
+    # directory); `tp_worker_overlap_thread.py` is no home of a thread-limit cause
+    for module, stray in (("mem_cache/radix_cache", "cache-dir-not-writable"),
+                          ("managers/tp_worker_overlap_thread", "process-thread-limit-exhausted")):
+        paste = ("[2026-03-02 11:04:10 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+                 '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2710, in run_scheduler_process\n'
+                 "    scheduler.event_loop_overlap()\n"
+                 f'  File "/sgl-workspace/sglang/python/sglang/srt/{module}.py", line 412, in step\n'
+                 "    self._run()\n")
+        report = diagnose_text(paste, catalog)
+        assert stray not in [f.rule_id for f in report.findings], module
+
+
 def test_a_common_exception_type_alone_is_no_candidate_when_the_paste_shows_its_message(catalog):
     """An exception line with its own message and no traceback: rules whose only hit is the type (an assert in a
     frame the paste does not show) say nothing about this crash; the message is what tells it apart."""

@@ -268,13 +268,16 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
         if _ported(rule) and not _port_file(rule, file):
             continue  # a platform port's cause lives in the port's files (vllm_ascend/...), not in the engine's own
         package, _, stem = "/".join(file.rsplit("/", 2)[-2:]).removesuffix(".py").rpartition("/")
-        words = _words(stem)
-        # a compound package names a cause whole (`spec_decode/` is spec-decode-..., not any *-decode-*)
-        if "_" in package:
-            if f"-{package.lower().replace('_', '-')}-" in f"-{rule.id}-":
-                return file
-        else:
-            words |= _words(package)
+        words: set[str] = set()
+        # a compound name says what it is whole (`spec_decode/` is spec-decode-..., not any *-decode-*;
+        # `radix_cache.py` is radix-cache-..., not any *-cache-*, `tp_worker_overlap_thread.py` no *-thread-*)
+        # (a model's file, `models/qwen3_vl.py`, names the model, which the rule's family condition judges)
+        for name in (package, stem):
+            if "_" in name.strip("_") and not (name is stem and package == "models"):
+                if f"-{name.strip('_').lower().replace('_', '-')}-" in f"-{rule.id}-":
+                    return file
+            else:
+                words |= _words(name)
         for word in words:
             if any(r == word or len(word) >= 5 and r.startswith(word) for r in rule_words):
                 return file
