@@ -457,3 +457,10 @@ def test_a_b300_is_named_with_its_suffixes_and_dated_by_its_compute_capability()
     for line in ("|   0  NVIDIA B300 SXM6 AC   On  |   00000000:1B:00.0 Off |", "GPU 0: NVIDIA B300 SXM6 AC (UUID: GPU-1)"):
         env = env_of(line + "\n")
         assert env.get("gpu") == "NVIDIA B300 SXM6 AC" and env.get("compute_capability") == "10.3"
+
+
+def test_a_vllm_ascend_image_tag_names_the_plugin_its_vllm_release_and_the_npu():
+    env = env_of("- Image: `m.daocloud.io/quay.io/ascend/vllm-ascend:v0.19.1rc1`\n")
+    assert env.get("engine") == "vllm" and env.get("engine_version") == "0.19.1"
+    assert env.get("vllm_ascend") == "0.19.1rc1" and env.get("platform") == "npu"
+    assert env_of("image: vllm/vllm-openai:v0.11.0\n").get("engine_version") == "0.11.0"

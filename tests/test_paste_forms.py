@@ -203,3 +203,20 @@ def test_a_newest_first_export_without_clock_steps_is_put_back_by_its_progress_b
             for p in (0, 50, 100) for r in (0, 1)]
     lines = [(i, t, 0) for i, t in enumerate(both, 1)]
     assert list(oldest_first(lines)) == lines
+
+
+def test_a_paste_whose_first_line_lost_its_indentation_keeps_its_exception_line(catalog):
+    # sglang#36005's form: the first `File` line at column 0, the rest of the block two spaces in, and the bare
+    # exception at the frames' indentation after a caret line: the assertion, not a traceback cut above it
+    paste = ('File "sglang/srt/managers/schedule_batch.py", line 2509, in prepare_for_extend\n'
+             "      track_entry = self._mamba_radix_cache_v2_req_prepare_for_extend(req)\n"
+             '  File "sglang/srt/managers/schedule_batch.py", line 2654, in _force_track_h\n'
+             "      assert i % chunk_size == 0\n"
+             "             ^^^^^^^^^^^^^^^^^^^\n"
+             "  AssertionError\n")
+    crash = diagnose_text(paste, catalog).crash
+    assert crash.exception_type == "AssertionError" and crash.complete
+    assert crash.assertion == "assert i % chunk_size == 0"
+    # a code line under the frame that reads like a name is still code: it is indented deeper than the frames
+    code = paste.replace("  AssertionError\n", "").replace("      assert i % chunk_size == 0\n", "      ValueError\n")
+    assert diagnose_text(code, catalog).crash.exception_type is None

@@ -36,7 +36,7 @@ WHEN_WEIGHT = {
 KERNEL_LIBRARIES = ("flashinfer", "nccl", "gloo", "deepep", "triton")
 ENV_WEIGHT = 0.06  # each when.env.* hit
 # a contradicted condition multiplies the score
-MISS_FACTOR = {"when.engine": 0.1, "when.family": 0.1, "fixed_in": 0.3}
+MISS_FACTOR = {"when.engine": 0.1, "when.family": 0.1, "when.platform": 0.1, "fixed_in": 0.3}
 OTHER_MISS_FACTOR = 0.45
 # confidence thresholds
 HIGH, MEDIUM = 0.60, 0.35

@@ -402,6 +402,7 @@ class _Open:
     end: int = 0  # the last line that belongs to it
     lead: str = ""  # the message of an error line right above its header (`Error in request: ...`)
     code_line: bool = False  # the last line was the code line under a frame
+    frame_indent: int | None = None  # indentation of its last `File` line
     wraps: str = ""  # the exception its exception line names in brackets (Ray's `RayTaskError(KeyError): ...`)
     imports: bool = False  # its last frame is a module's top level running an import statement
     last_code: tuple[int, str] = (0, "")  # the last code line read, and how many frames there were then
@@ -517,6 +518,7 @@ class CrashParser:
             tb.frames.append(Frame(_posix(m.group("file")), int(number) if number else None, m.group("func") or "?"))
             tb.end = line_no
             tb.code_line = False
+            tb.frame_indent = _indent(text)
             tb.imports = tb.imports and tb.frames[-1].function == "?"  # (a frame line cut before its name says nothing)
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
@@ -595,7 +597,10 @@ class CrashParser:
                     tb.end = line_no
                     return
             else:
-                e = _EXC.match(stripped) if tb.code_line and tb.frames else None
+                # (or like the `File` lines: a paste whose first line lost the indentation the rest kept, so the
+                # block's own indentation is taken from that first line)
+                at_frames = tb.frame_indent is not None and _indent(text) <= tb.frame_indent
+                e = _EXC.match(stripped) if (tb.code_line or at_frames) and tb.frames else None
                 if e and is_exception_type(e.group("type")) and (
                         e.group("msg") is None or stripped[len(e.group("type")):].startswith(": ")):
                     # an exception line indented like the code line above it (a paste that stripped the frames'

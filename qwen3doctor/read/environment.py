@@ -115,7 +115,8 @@ _VLLM_VERSION = re.compile(
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
 _SGLANG_VERSION = re.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
-_IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm)(?::(?P<tag>[\w.+-]+))?")
+_IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm|ascend/vllm-ascend)"
+                    r"(?::(?P<tag>[\w.+-]+))?")
 _NAMESPACE = re.compile(r"\bargs: Namespace\((?P<a>.*)\)\s*$")
 _NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
 _SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
@@ -494,7 +495,14 @@ class EnvCollector:
                 engine = "sglang" if "sgl" in im.group("img") else "vllm"
                 self.vote_engine(engine, 3)
                 if im.group("tag") and im.group("tag")[:1] in "v0123456789":  # (not `cann8.5.0-a3`: a CANN release)
-                    self.put(f"{engine}_version_image", clean_version(im.group("tag")), "log: docker image tag", P_HINT)
+                    tag = clean_version(im.group("tag"))
+                    if "ascend" in im.group("img"):
+                        # vLLM-Ascend's image: its tag is the plugin's release, made for the vLLM release of the
+                        # same number (v0.19.1rc1 runs on vLLM 0.19.1)
+                        self.put("vllm_ascend", tag, "log: docker image tag", P_HINT)
+                        self.put("platform", "npu", "log: vLLM-Ascend image", P_HINT)
+                        tag = re.sub(r"(?:rc|\.post|\.dev)\d+$", "", tag)
+                    self.put(f"{engine}_version_image", tag, "log: docker image tag", P_HINT)
         cfg = _ENGINE_CONFIG.search(text)
         if cfg:
             self.vote_engine("vllm", 5)
