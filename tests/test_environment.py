@@ -464,3 +464,12 @@ def test_a_vllm_ascend_image_tag_names_the_plugin_its_vllm_release_and_the_npu()
     assert env.get("engine") == "vllm" and env.get("engine_version") == "0.19.1"
     assert env.get("vllm_ascend") == "0.19.1rc1" and env.get("platform") == "npu"
     assert env_of("image: vllm/vllm-openai:v0.11.0\n").get("engine_version") == "0.11.0"
+
+
+def test_an_engine_named_in_prose_with_code_quotes_or_by_a_failed_import_of_its_modules():
+    env = env_of("We are serving `Qwen/Qwen3.5-397B-A17B-FP8` with SGLang `v0.5.16` on 8x NVIDIA H800 80GB (TP=8).\n")
+    assert env.get("engine") == "sglang" and env.get("engine_version") == "0.5.16"
+    # a trainer's patch of the engine it runs with: the module it could not import is the engine's
+    assert env_of("Unsloth: Patching vLLM\nNo module named 'vllm.transformers_utils.tokenizer'\n").get("engine") == "vllm"
+    assert env_of("ImportError: cannot import name 'get_bool_env_var' from 'sglang.srt.utils'\n").get("engine") == "sglang"
+    assert env_of("No module named 'vllm_ascend'\n").get("engine") is None  # (a plug-in's own name is no engine module)

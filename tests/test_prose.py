@@ -63,3 +63,11 @@ def test_a_paste_that_only_says_something_failed_is_not_shown_as_a_cut_traceback
     line = crash_line(diagnose_text(paste, catalog).crash)
     assert "no error line or traceback" in line and "line 2" in line
     assert "cut before its exception line" not in line
+
+
+def test_a_message_line_is_not_glued_to_the_command_line_above_it(catalog):
+    # a launch command, then the error a client got, each a line of its own: the message is the second line alone
+    paste = ("uv run -m sglang.launch_server \\\n--model-path Qwen/Qwen3-4B \\\n--port 30000\n"
+             "\"The input (70000 tokens) is longer than the model's context length (40960).\"\n")
+    crash = diagnose_text(paste, catalog).crash
+    assert crash.message.startswith('"The input (70000 tokens)') and "--port" not in crash.message

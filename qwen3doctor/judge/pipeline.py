@@ -206,7 +206,8 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
         return ()  # a long log, or one with its own crash lines (a cut traceback's message is what it lacks)
     # (a warning or an info record is what the server said and went on with: never a crash's message)
     lines = [line.strip() for line in scan.lines if line.strip() and line not in scan.quiet]
-    windows = [(n, line) for n, line in enumerate(lines)] + [(n, f"{a} {b}") for n, (a, b) in enumerate(zip(lines, lines[1:]))]
+    windows = [(n, line, 1) for n, line in enumerate(lines)] + [
+        (n, f"{a} {b}", 2) for n, (a, b) in enumerate(zip(lines, lines[1:]))]
     whole = " ".join(lines)
     lower = whole.lower()
     found: dict[int, str] = {}
@@ -221,8 +222,9 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
         telling = {src for src, _ in fragment_literals(clause, MIN_TELLING, 0) if src not in clause.generic_sources}
         if not literals and not any(src in telling for _, src in candidates(clause, whole, lower)):
             continue  # neither a pattern's literals nor a long literal occur anywhere in the paste
-        for n, text in windows:
-            if n in found and len(found[n]) >= len(text):
+        alone: set[int] = set()  # lines whose own text matched: no pair with a neighbour (`--port 30000 "The input...`)
+        for n, text, size in windows:
+            if n in found and len(found[n]) >= len(text) or size == 2 and (n in alone or n + 1 in alone):
                 continue
             # (a telling pattern counts by what it matched, not by the branch that holds its long literal: a
             # `ninja|build|...|Capture cuda graph failed` must not take an environment listing's "debug build")
@@ -230,6 +232,8 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
                 src in telling and _telling_match(pat, text) for pat, src in candidates(clause, text, text.lower()))
             if hit:
                 found[n] = text
+                if size == 1:
+                    alone.add(n)
     return tuple(Crash(classify(None, text), None, text[:2000], None, n + 1, role="fragment", excerpt=True)
                  for n, text in sorted(found.items()))
 

@@ -110,11 +110,14 @@ _ENGINE_CONFIG = re.compile(
 )
 # also an image tag or install folder that names the release: `runner:cann8.2-310p-vllm0.10.0`, `venvs/vllm-v0-10-0/`
 _VLLM_VERSION = re.compile(
-    r"vLLM API server version (?P<v>\S+)|\bvllm(?:[=\s:-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
+    r"vLLM API server version (?P<v>\S+)|\bvllm(?:[=\s:`'-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
-_SGLANG_VERSION = re.compile(r"\bsglang[=\s:-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
+_SGLANG_VERSION = re.compile(r"\bsglang[=\s:`'-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
+# an import of the engine's own module that failed: `No module named 'vllm.transformers_utils.tokenizer'`,
+# `cannot import name 'X' from 'sglang.srt.utils'` (a plug-in or trainer patching the engine it runs with)
+_ENGINE_IMPORT = re.compile(r"(?:No module named|from) '(?P<e>vllm|sglang)\.")
 _IMAGE = re.compile(r"(?P<img>vllm/vllm-openai|lmsysorg/sglang|rocm/vllm|rocm/sgl-dev|lmsysorg/sglang-rocm|ascend/vllm-ascend)"
                     r"(?::(?P<tag>[\w.+-]+))?")
 _NAMESPACE = re.compile(r"\bargs: Namespace\((?P<a>.*)\)\s*$")
@@ -630,6 +633,9 @@ class EnvCollector:
                 if version:
                     self.put("vllm", version, "log: version mention", P_HINT)
                     self.vote_engine("vllm")
+        imp = _ENGINE_IMPORT.search(text) if "'" in text else None
+        if imp:
+            self.vote_engine(imp.group("e"), 2)
         if "sglang" in text.lower():
             v = _SGLANG_VERSION.search(text)
             if v and _OTHER_RELEASE.search(text[: v.start()]):
