@@ -73,6 +73,14 @@ def test_a_short_paste_is_not_joined_where_a_line_of_its_own_follows():
                       "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:01<00:01,  1.43s/it]"):
         lines = [(1, wide, 0), (2, following, 0)]
         assert list(unwrapped(lines)) == lines
+    # a word, then a sentence that starts a line of its own (c10's `Exception raised from`, a device guard's line)
+    word = "x" * 95 + " warm"
+    for following in ("Exception raised from nvfp4_scaled_mm_sm120.cuh:175", "This kernel only supports sm120."):
+        lines = [(1, word, 0), (2, following, 0)]
+        assert list(unwrapped(lines)) == lines
+    # a CamelCase name a wrap cut goes on with the name: still joined
+    lines = [(1, "x" * 90 + " cudaErrorLaunch", 0), (2, "Failure: unspecified launch failure", 0)]
+    assert [t for _, t, _ in unwrapped(lines)] == ["x" * 90 + " cudaErrorLaunchFailure: unspecified launch failure"]
     # a narrower line that also goes on mid-sentence: the text runs over lines by itself, no window cut it
     prose = [(1, "The model failed to load because", 0), (2, "the checkpoint is incomplete", 0), (3, wide, 0), (4, "tail", 0)]
     assert list(unwrapped(prose)) == prose

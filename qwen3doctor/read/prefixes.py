@@ -423,6 +423,8 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
         if not (wide[-1:].isalnum() or wide.endswith(("_", " ")) or rest[:1] in (" ", ":", ";", ",", ".", ")", "]", "}")) \
                 or _OWN_LINE.match(rest):
             return False
+        if wide[-1:].islower() and _SENTENCE_START.match(rest):
+            return False  # `... FP8 warmup` + `This kernel only supports sm120.`: a word, then a sentence of its own
     for i in range(len(head) - 1):
         if len(head[i][1]) >= width or i - 1 in goes_on or head[i + 1][0] != head[i][0] + 1:
             continue  # a wide line, or the rest of one
@@ -443,6 +445,9 @@ def _goes_on(wide: str, following: str) -> bool:
 # (`Capturing CUDA graph shapes:   3%|▎ | 1/35`, `Loading safetensors checkpoint shards:  50% Completed | 2/4`)
 _OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)")
 _MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
+# a capitalised word and a lower-case one: a sentence that starts a line (`Exception raised from ...`), where a
+# wrap inside a CamelCase name goes on with the name (`cudaErrorLaunch` + `Failure: ...`)
+_SENTENCE_START = re.compile(r"[A-Z][a-z]+ [a-z]")
 # how a line of its own starts: a timestamp, a level, a process or rank prefix, a traceback's lines, an exception
 _RECORD_START = re.compile(
     r"\s*(?:\[|\(|\d{4}-\d\d-\d\d|\d\d-\d\d \d|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|File \"|"
