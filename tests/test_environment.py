@@ -447,7 +447,7 @@ def test_amd_libraries_and_rdna_names_say_rocm_without_a_platform_line():
     # MIOpen's own log lines, an RDNA gfx name, and the branch a custom op takes on ROCm (a Radeon paste has no
     # `Automatically detected platform` line and no Instinct name)
     assert env_of("MIOpen(HIP): Error [EvaluateInvokers] hipoc_kernel.cpp:128: Failed to launch kernel\n").get("platform") == "rocm"
-    assert env_of("torch.cuda: device 0 is gfx1151 (Radeon 8060S Graphics)\n").get("platform") == "rocm"
+    assert env_of("Device 0 is gfx1151 (Radeon 8060S Graphics)\n").get("platform") == "rocm"
     frame = '  File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/custom_op.py", line 70, in forward_hip\n'
     assert env_of("Traceback (most recent call last):\n" + frame).get("platform") == "rocm"
     assert env_of('  File "/x/vllm/model_executor/custom_op.py", line 66, in forward_cuda\n').get("platform") != "rocm"
@@ -473,3 +473,5 @@ def test_an_engine_named_in_prose_with_code_quotes_or_by_a_failed_import_of_its_
     assert env_of("Unsloth: Patching vLLM\nNo module named 'vllm.transformers_utils.tokenizer'\n").get("engine") == "vllm"
     assert env_of("ImportError: cannot import name 'get_bool_env_var' from 'sglang.srt.utils'\n").get("engine") == "sglang"
     assert env_of("No module named 'vllm_ascend'\n").get("engine") is None  # (a plug-in's own name is no engine module)
+    # vLLM-Omni's stage engines are vLLM engine cores
+    assert env_of("StageEngineCoreProc failed to start\nKeyError: 'layers.0.mlp.gate_up_proj.qweight'\n").get("engine") == "vllm"

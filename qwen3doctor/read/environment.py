@@ -34,7 +34,8 @@ _QUICK_WORDS = tuple(
         "hsa_status", "rocdevice", "tpu", "thor", "orin", "jetson", "acl graph", "hccl_", "ffts+", "bishengir",
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
-        "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter",
+        "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
+        "stageenginecore",
     )
 )
 
@@ -562,8 +563,8 @@ class EnvCollector:
         # of which engine wrote the log; the engine's own imports and modules are
         if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text or _SGLANG_OWN.search(text):
             self.vote_engine("sglang")
-        if "vllm" in text and _VLLM_MODULE.search(text):
-            self.vote_engine("vllm")
+        if "vllm" in text and _VLLM_MODULE.search(text) or "StageEngineCoreProc" in text:
+            self.vote_engine("vllm")  # (vLLM-Omni's stage engines are vLLM's engine cores)
 
     def _memory_elsewhere(self, text: str) -> None:
         """torch's OOM message gives the device's total, its free memory and what this process holds: what is left
