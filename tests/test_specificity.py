@@ -441,3 +441,15 @@ def test_a_pattern_is_prefiltered_on_the_same_rarer_literal_in_every_process():
     seen = {subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                            env=dict(os.environ, PYTHONHASHSEED=str(seed))).stdout for seed in range(6)}
     assert seen == {"(('SM:', False), ('compute capability 1', False))\n"}
+
+
+def test_the_runtimes_catch_all_error_alone_is_a_candidate_and_wsl_lines_make_it_a_finding(catalog):
+    # cudaErrorUnknown comes from many causes (a 0.7 vLLM on Linux, a Xid): alone it is a low-confidence guess
+    bare = ("INFO 06-03 19:07:24 api_server.py:835] vLLM API server version 0.7.0\n"
+            "RuntimeError: CUDA error: unknown error\n")
+    report = diagnose_text(bare, catalog)
+    assert all(f.confidence == "low" for f in report.findings)
+    wsl = ("WARNING 03-10 09:12:01 [interface.py:540] Using 'pin_memory=False' as WSL is detected. This may slow down "
+           "the performance.\n" + bare)
+    top = diagnose_text(wsl, catalog).findings[0]
+    assert top.rule_id == "wsl2-blackwell-cudagraph-capture" and top.confidence != "low"

@@ -14,6 +14,9 @@ GENERIC_MESSAGES = (
     # uninitialised, a kernel's bug on one backend)
     "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
     "CUDA error: unspecified launch failure",
+    # the runtime's catch-all (cudaErrorUnknown): a driver layer refusing a call, WSL, a Xid, an old runtime
+    "RuntimeError: CUDA error: unknown error",
+    "cudaErrorUnknown: unknown error",
     "CUDA error: misaligned address",
     # ROCm's runtime line for a faulting kernel, whichever kernel it was
     "Memory access fault by GPU node-2 (Agent handle: 0x5581d2a0) on address 0x7f1c2a400000. Reason: Unknown.",
