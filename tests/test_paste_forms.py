@@ -228,3 +228,16 @@ def test_a_paste_whose_first_line_lost_its_indentation_keeps_its_exception_line(
     # a code line under the frame that reads like a name is still code: it is indented deeper than the frames
     code = paste.replace("  AssertionError\n", "").replace("      assert i % chunk_size == 0\n", "      ValueError\n")
     assert diagnose_text(code, catalog).crash.exception_type is None
+
+
+def test_a_launchers_json_record_keeps_what_failed_beside_its_message(catalog):
+    # `"msg":"vllm exited with code 1","error":"...ValidationError..."`: the error field is read as the record's lines
+    import json
+
+    record = {"ts": "2026-07-09T08:15:09Z", "level": "error", "component": "launcher", "msg": "vllm exited with code 1",
+              "error": "pydantic_core._pydantic_core.ValidationError: 1 validation error for VllmConfig\n  Value error, "
+                       "KV connector LMCacheConnectorV1 is incompatible with PYTORCH_CUDA_ALLOC_CONF="
+                       "expandable_segments:True unless enable_cumem_allocator is also enabled."}
+    report = diagnose_text(json.dumps(record) + "\n", catalog)
+    assert report.verdict.value != "no-crash"
+    assert report.findings and report.findings[0].rule_id == "kv-connector-rejects-expandable-segments"

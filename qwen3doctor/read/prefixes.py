@@ -166,12 +166,19 @@ def _json_log(line: str) -> str:
     for key in _JSON_TEXT_KEYS:
         value = record.get(key)
         if isinstance(value, str):
+            # (a launcher's record may keep what failed beside its message: `"msg":"vllm exited with code 1",
+            # "error":"pydantic_core._pydantic_core.ValidationError: ..."`)
+            extra = [v for k in _JSON_ERROR_KEYS if isinstance(v := record.get(k), str) and v.strip()]
+            value = "\n".join([value.rstrip("\r\n")] + extra) if extra else value
             if "\x1b" in value:  # colour codes the record kept, escaped in its JSON (`\u001b[36m`)
                 from .reader import ANSI
 
                 value = ANSI.sub("", value)
             return value.rstrip("\r\n")
     return line
+
+
+_JSON_ERROR_KEYS = ("error", "err", "exception", "exc_info", "stack", "stacktrace", "stack_trace", "traceback")
 
 
 def _compose_ok(line: str, m: "re.Match[str]") -> bool:
