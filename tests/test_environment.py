@@ -475,3 +475,20 @@ def test_an_engine_named_in_prose_with_code_quotes_or_by_a_failed_import_of_its_
     assert env_of("No module named 'vllm_ascend'\n").get("engine") is None  # (a plug-in's own name is no engine module)
     # vLLM-Omni's stage engines are vLLM engine cores
     assert env_of("StageEngineCoreProc failed to start\nKeyError: 'layers.0.mlp.gate_up_proj.qweight'\n").get("engine") == "vllm"
+
+
+def test_the_vllm_banner_is_read_without_its_block_art_and_in_its_one_line_form(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    def env_of(text):  # (the banner is known by the record that logged it: the whole reading path)
+        return diagnose_text(text, catalog).environment
+
+    plain = ("(APIServer pid=1) INFO 08-20 10:11:02 [utils.py:299]   version 0.27.0\n"
+             "(APIServer pid=1) INFO 08-20 10:11:02 [utils.py:299]   model   Qwen/Qwen3.5-122B-A10B-FP8\n")
+    env = env_of(plain)
+    assert env.get("engine_version") == "0.27.0" and env.get("model") == "Qwen/Qwen3.5-122B-A10B-FP8"
+    one = "(APIServer pid=1) INFO 04-01 06:20:11 [utils.py:287] vLLM server version 0.16.0, serving model Qwen/Qwen3-8B\n"
+    env = env_of(one)
+    assert env.get("engine_version") == "0.16.0" and env.get("model") == "Qwen/Qwen3-8B"
+    # another module's line that happens to say "version" is no banner
+    assert env_of("INFO 08-20 10:11:02 [loader.py:88]   version 2.1\n").get("engine_version") is None

@@ -90,7 +90,7 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
     if process is not None:
         collector.note_process(process)
     if why & ENV:
-        collector.feed(text, process, line_no, line_no + why // JOINED)
+        collector.feed(text, process, line_no, line_no + why // JOINED, record)
         if process is not None and " TP" in line[:160] and SGLANG_RECORD.search(line, 0, 160):
             collector.vote_engine("sglang")  # an SGLang record inside a wrapper's tag (`(RolloutRayActor pid=1) [... TP0] `)
     if record is not None:

@@ -193,8 +193,14 @@ _CONFIG_FACTS = {
     "kv_cache_dtype": "kv_cache_dtype", "speculative_algorithm": "speculative", "speculative_config": "speculative",
     "model": "model", "model_path": "model",
 }
-_BANNER = re.compile(r"█.*\bversion\s+v?(\d+\.\d+[\w.+-]*)")
-_BANNER_MODEL = re.compile(r"█.*\bmodel\s+(\S+)\s*$")  # the 2026 banner's `model   /data/Qwen3-8B`
+# (and the one-line form of 0.16, `vLLM server version 0.16.0, serving model Qwen/Qwen3-8B`)
+_BANNER = re.compile(r"(?:█.*|vLLM server )\bversion\s+v?(\d+\.\d+[\w.+-]*?),?(?:\s|$)")
+_BANNER_MODEL = re.compile(r"█.*\bmodel\s+(\S+)\s*$|"  # the 2026 banner's `model   /data/Qwen3-8B`
+                           r"vLLM server version \S+ serving model (\S+)\s*$")
+# the banner's lines with their block art gone (a rendered page, a copy that dropped the glyphs), known by the
+# record that logged them (`INFO 08-20 10:11:02 [utils.py:299]   version 0.27.0`)
+_PLAIN_BANNER = re.compile(r"\s*version\s+v?(\d+\.\d+[\w.+-]*)\s*$")
+_PLAIN_BANNER_MODEL = re.compile(r"\s*model\s+(\S+)\s*$")
 _PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca|musa|metal)\b", re.I)
 _PLATFORM_NAMES = {"ascend": "npu", "npu": "npu", "metax": "maca", "maca": "maca"}
 _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
@@ -322,6 +328,7 @@ class EnvCollector:
         self._last_line: int | None = None
         self._yaml_items: list[str] = []
         self._engine_votes = {"vllm": 0, "sglang": 0}
+        self._record: str | None = None  # the logging prefix of the line being read
         self.serve_command: str | None = None
         self._gpu_listing = False
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
@@ -366,10 +373,12 @@ class EnvCollector:
                 self._ranks.setdefault(m.group(1), process.split(" pid=")[0])
 
     # -- lines -----------------------------------------------------------------------------------
-    def feed(self, text: str, process: str | None = None, line_no: int | None = None, last_no: int | None = None) -> None:
+    def feed(self, text: str, process: str | None = None, line_no: int | None = None, last_no: int | None = None,
+             record: str | None = None) -> None:
         """One line of the log. With line numbers, a gap (lines the scan did not select) ends a command
         continued with backslashes: what comes after the gap is not part of it. (`last_no`: the number of the last
-        line of a line that a terminal's wrap had cut into several.)"""
+        line of a line that a terminal's wrap had cut into several; `record`: the logging prefix peeled off it.)"""
+        self._record = record
         if line_no is not None:
             if self._pending_command is not None and self._last_line is not None and line_no > self._last_line + 1:
                 self._end_command()
@@ -674,15 +683,16 @@ class EnvCollector:
                 value = f"{sm[:-1]}.{sm[-1]}" if sm and "sm" in text and not text.lstrip().startswith("File") else None
             if value:
                 self.put("compute_capability", value, "log", P_LISTING)
+        banner_record = self._record is not None and " utils.py:" in self._record
         if "█" in text or "version" in text:
-            banner = _BANNER.search(text)
+            banner = _BANNER.search(text) or (_PLAIN_BANNER.match(text) if banner_record else None)
             if banner:
                 self.put("vllm", banner.group(1), "log: start-up banner", P_STARTUP)
                 self.vote_engine("vllm", 2)
-        if "█" in text and "model" in text:
-            shown = _BANNER_MODEL.search(text)
+        if ("█" in text or banner_record or "vLLM server" in text) and "model" in text:
+            shown = _BANNER_MODEL.search(text) or (_PLAIN_BANNER_MODEL.match(text) if banner_record else None)
             if shown:
-                self.put("model", shown.group(1), "log: start-up banner", P_STARTUP)
+                self.put("model", shown.group(1) or shown.group(2), "log: start-up banner", P_STARTUP)
                 self.vote_engine("vllm", 2)
         plat = _PLATFORM_LINE.search(text)
         if plat:
