@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 FAMILIES = ("qwen3", "qwen3-moe", "qwen3-vl", "qwen3-omni", "qwen3-next", "qwen3.5", "qwen3.5-moe", "qwen3-coder")
@@ -82,6 +83,7 @@ def family_of_class(name: str) -> str | None:
     return family_of_architecture(stem + "For") if stem != name else None
 
 
+@functools.lru_cache(maxsize=4096)  # (the release index asks it of every architecture it registers, log after log)
 def family_of_architecture(arch: str) -> str | None:
     for pattern, family in _ARCH_RES:
         if pattern.search(arch):

@@ -102,14 +102,27 @@ class Haystack:
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone
         self.cut_message = any(c.cut_short for c in scan.crashes)
-        self._may = PerClause()
+        # (by the clause's id: the catalog holds every clause for longer than a log's haystack lives)
+        self._may: dict[int, bool] = {}
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
-        rejected, and evaluating it clause by clause would only say so more slowly."""
-        return bool(rule.match) and all(
-            any(self.absent[cl.kind] == MISS and not self.may_hit(cl) for cl in alt) for alt in rule.match
-        )
+        rejected, and evaluating it clause by clause would only say so more slowly. (Asked of every rule on every
+        log: plain loops, not generators.)"""
+        if not rule.match:
+            return False
+        absent, may = self.absent, self._may
+        for alt in rule.match:
+            for cl in alt:
+                if absent[cl.kind] == MISS:
+                    hit = may.get(id(cl))
+                    if hit is None:
+                        hit = may[id(cl)] = self._may_hit(cl)
+                    if not hit:
+                        break  # this alternative misses
+            else:
+                return False  # an alternative that may hold
+        return True
 
     def has(self, literal: str, caseless: bool) -> bool:
         if self.present is not None:
@@ -119,7 +132,10 @@ class Haystack:
     def may_hit(self, clause: Clause) -> bool:
         """Whether a clause can hit on this log at all (its anchors occur, or a pasted fragment may be its message);
         asked by rules_out and again by clause_state, so kept per clause."""
-        return self._may.get(clause, self._may_hit)
+        hit = self._may.get(id(clause))
+        if hit is None:
+            hit = self._may[id(clause)] = self._may_hit(clause)
+        return hit
 
     def _may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
@@ -128,6 +144,8 @@ class Haystack:
             return True
         if self.cut_message and clause.kind == "message":
             return True
+        if self.present is not None:
+            return not self.present.isdisjoint(clause.anchors)
         return any(self.has(lit, nocase) for lit, nocase in clause.anchors)
 
     def first_line(self, clause: Clause, i: int, rule_id: str) -> int | None:
@@ -520,7 +538,13 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
     message_missed = False
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
-        states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
+        if explain_rejection:
+            states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
+        else:
+            states = _states_until_miss(alternative, scan, rule.id, prefix, hay)
+            if states is None or states is _MESSAGE_MISSED:  # (the alternative is out, whatever its other clauses say)
+                message_missed = message_missed or states is _MESSAGE_MISSED
+                continue
         generic = {s.clause: s.generic for s in states}
         message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)
         if any(s.state == MISS for s in states):
@@ -544,6 +568,27 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
     generic_all = dict(best_generic)
     generic_all.update({s.clause: s.generic for s in supports})
     return RuleMatch(rule, best, supports, tuple(when_states(rule, scan)), rejected, generic_all, message_missed)
+
+
+_MESSAGE_MISSED = object()  # (an alternative out on a message clause: the ranking notes that its message missed)
+
+
+def _states_until_miss(alternative, scan: Scan, rule_id: str, prefix: str, hay: "Haystack | None"):
+    """An alternative's clause states in its own order; once one misses, `_MESSAGE_MISSED` when a message clause did
+    and None otherwise: the ranking drops a missed alternative, so the clauses after the miss are not read. Message
+    clauses are read first (whether a message missed is all the ranking keeps of a dropped alternative)."""
+    has_message = any(cl.kind == "message" for cl in alternative)
+    if not has_message and hay is not None and any(
+            hay.absent[cl.kind] == MISS and not hay.may_hit(cl) for cl in alternative):
+        return None  # a clause whose anchors the log lacks: a miss without a regex
+    found: dict[int, Evidence] = {}
+    for j in sorted(range(len(alternative)), key=lambda k: alternative[k].kind != "message"):
+        cl = alternative[j]
+        state = clause_state(cl, scan, rule_id, f"{prefix}.{cl.kind}", hay)
+        if state.state == MISS:
+            return _MESSAGE_MISSED if cl.kind == "message" else None
+        found[j] = state
+    return tuple(found[j] for j in range(len(alternative)))
 
 
 def candidates(clause: Clause, text: str, lower: str, only: tuple[int, ...] | None = None, partial: bool = False):
