@@ -210,7 +210,8 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
         (n, f"{a} {b}", 2) for n, (a, b) in enumerate(zip(lines, lines[1:]))]
     whole = " ".join(lines)
     lower = whole.lower()
-    found: dict[int, str] = {}
+    singles: dict[int, str] = {}  # lines that matched by themselves
+    pairs: dict[int, str] = {}  # a line and the next, matched together (a message the engine wrapped over two)
     seen: set[tuple[str, ...]] = set()
     for _, clause in catalog.clauses(("message",)):
         if clause.sources in seen:
@@ -222,18 +223,19 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
         telling = {src for src, _ in fragment_literals(clause, MIN_TELLING, 0) if src not in clause.generic_sources}
         if not literals and not any(src in telling for _, src in candidates(clause, whole, lower)):
             continue  # neither a pattern's literals nor a long literal occur anywhere in the paste
-        alone: set[int] = set()  # lines whose own text matched: no pair with a neighbour (`--port 30000 "The input...`)
         for n, text, size in windows:
-            if n in found and len(found[n]) >= len(text) or size == 2 and (n in alone or n + 1 in alone):
+            if n in (singles if size == 1 else pairs):
                 continue
             # (a telling pattern counts by what it matched, not by the branch that holds its long literal: a
             # `ninja|build|...|Capture cuda graph failed` must not take an environment listing's "debug build")
             hit = any(words in text for words in literals) or any(
                 src in telling and _telling_match(pat, text) for pat, src in candidates(clause, text, text.lower()))
             if hit:
-                found[n] = text
-                if size == 1:
-                    alone.add(n)
+                (singles if size == 1 else pairs)[n] = text
+    # a pair is a message the engine wrapped (`... KV cache is needed,` + `which is larger than ...`), unless only its
+    # second line matched by itself: then the first is a line of its own glued on (`--port 30000` + `"The input ...`)
+    found = dict(singles)
+    found.update((n, text) for n, text in pairs.items() if n in singles or n + 1 not in singles)
     return tuple(Crash(classify(None, text), None, text[:2000], None, n + 1, role="fragment", excerpt=True)
                  for n, text in sorted(found.items()))
 
