@@ -12,7 +12,7 @@ from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_lite
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import later, phase_of, phase_of_frames, stopped_in
-from ..read.prefixes import JOINED, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
+from ..read.prefixes import JOINED, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score
@@ -234,8 +234,10 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
                 (singles if size == 1 else pairs)[n] = text
     # a pair is a message the engine wrapped (`... KV cache is needed,` + `which is larger than ...`), unless only its
     # second line matched by itself: then the first is a line of its own glued on (`--port 30000` + `"The input ...`)
+    # (and a line that starts a record of its own, `INFO:     10.0.2.15:48812 - "POST ...`, continues nothing)
     found = dict(singles)
-    found.update((n, text) for n, text in pairs.items() if n in singles or n + 1 not in singles)
+    found.update((n, text) for n, text in pairs.items()
+                 if (n in singles or n + 1 not in singles) and not RECORD_START.match(lines[n + 1]))
     return tuple(Crash(classify(None, text), None, text[:2000], None, n + 1, role="fragment", excerpt=True)
                  for n, text in sorted(found.items()))
 

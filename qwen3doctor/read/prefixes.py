@@ -420,7 +420,7 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
     wide goes on, each time with text that cannot start a line of its own (a record prefix, a frame, an exception
     line), and no narrower line is followed by mid-sentence text (a message that spans lines by itself is no wrap)."""
     if width < SHORT_WRAP_MIN_WIDTH or not goes_on or len(goes_on) != len(full) \
-            or any(_RECORD_START.match(head[i + 1][1]) for i in goes_on):
+            or any(RECORD_START.match(head[i + 1][1]) for i in goes_on):
         return False
     if len(goes_on) == 1:
         # one cut is weak evidence: the wide line must stop mid-word or at a space (or the rest start with a space or
@@ -437,7 +437,7 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
             continue  # a wide line, or the rest of one
         following = head[i + 1][1]
         if _goes_on(head[i][1], following) and _MID_SENTENCE.match(following) \
-                and not (_RECORD_START.match(following) or _OWN_LINE.match(following)):
+                and not (RECORD_START.match(following) or _OWN_LINE.match(following)):
             return False
     return True
 
@@ -456,7 +456,7 @@ _MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
 # wrap inside a CamelCase name goes on with the name (`cudaErrorLaunch` + `Failure: ...`)
 _SENTENCE_START = re.compile(r"[A-Z][a-z]+ [a-z]")
 # how a line of its own starts: a timestamp, a level, a process or rank prefix, a traceback's lines, an exception
-_RECORD_START = re.compile(
+RECORD_START = re.compile(
     r"\s*(?:\[|\(|\d{4}-\d\d-\d\d|\d\d-\d\d \d|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|File \"|"
     r"During handling|The above exception|[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b|\w+(?:\.\w+)*\.[A-Z]\w*:)")
 
