@@ -75,7 +75,9 @@ _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most rece
 # native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),
 # compute-sanitizer (`=========     at 0x1b0 in file.cu:88:void ns::kernel(...)` or `at void ns::kernel(...)+0x1a`)
 _NATIVE = re.compile(
-    r"^(?:frame #\d+:\s+(?:0x[0-9a-fA-F]+\s+in\s+)?|#\d+\s+0x[0-9a-fA-F]+\s+in\s+|=+\s+at\s+(?:0x[0-9a-fA-F]+\s+in\s+\S+?:\d+:)?)"
+    r"^(?:frame #\d+:\s+(?:0x[0-9a-fA-F]+\s+in\s+)?|#\d+\s+0x[0-9a-fA-F]+\s+in\s+|=+\s+at\s+(?:0x[0-9a-fA-F]+\s+in\s+\S+?:\d+:)?|"
+    # UCX's backtrace under `Caught signal N`: ` 4  /path/fused_moe_trtllm_sm100.so(_ZN3moe3dev7routing...+0x1b2) [0x7d..]`
+    r"\d+\s+/\S+?\.so[\w.]*\((?=[A-Za-z_]))"
     r"(?:void\s+|\w+\s+(?=[\w:]+[<(]))?(?P<name>[A-Za-z_][\w:]*(?:<[^()]*?>)?(?:::[A-Za-z_~]\w*)*)"
 )
 # CUDA's advice names the error even when the error line itself was not pasted
@@ -131,11 +133,15 @@ _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|A
 BOILERPLATE = re.compile(
     r"^(?:Search for `cuda\w+'|CUDA kernel errors might be asynchronously|For debugging consider passing|"
     r"Compile with `?TORCH_USE_CUDA_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
-    r"Exception raised from |frame #\d+:|To work around this error|Please report this issue)"
+    r"Exception raised from |frame #\d+:|To work around this error|Please report this issue|"
+    # UCX's backtrace header and its frames without a symbol (` 1  /opt/hpcx/ucx/lib/libucs.so.0(+0x3684c) [0x7d..]`)
+    r"=+ backtrace \(tid:|\d+\s+/\S+?\.so[\w.]*\(\+0x)"
 )
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
-_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+_LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|"
+                         # a level and a logger (Rust's tracing: `ERROR sglang_router_rs::routers::http::pd_router: ...`)
+                         r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) +\w+(?:::\w+)+:|-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a frame of a one-line-per-call trace (`vllm/v1/engine/core.py:693 -> run_busy_loop()`)
                          r"|\S+\.py:\d+ -> \S"
                          # a compiler's quote of the source under its error (`18 | #include <x.h>`, `   | ^~~`)
@@ -178,6 +184,9 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
                                                  "(): unaligned")),
     (r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+", (" with signal", " with exit")),
     (r"received signal SIG\w+.*", ("received signal",)),
+    # UCX's signal handler (NIXL, Mooncake, Ray pull it in): `[host:pid:0:tid] Caught signal 8 (Floating point exception:
+    # integer divide by zero)`, then its backtrace
+    (r"Caught signal \d+ \(.+", ("Caught signal",)),
     (r"Killed$|(?<=\d )Killed\s+\S.*", ("Killed",)),
     (r"exitcode[=:] ?-\d+.*", ("exitcode",)),
     # glibc's assert (`x' failed) and a CUDA kernel's (`x` failed, or no quotes after its block / thread indices)
@@ -294,7 +303,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
     ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
     ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
-    ("segfault", r"Segmentation fault|SIGSEGV|Fatal Python error|core dumped|terminate called|corrupted size vs|"
+    ("segfault", r"Segmentation fault|SIGSEGV|SIGFPE|Floating point exception|Fatal Python error|core dumped|terminate called|corrupted size vs|"
                  r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
