@@ -241,3 +241,25 @@ def test_a_launchers_json_record_keeps_what_failed_beside_its_message(catalog):
     report = diagnose_text(json.dumps(record) + "\n", catalog)
     assert report.verdict.value != "no-crash"
     assert report.findings and report.findings[0].rule_id == "kv-connector-rejects-expandable-segments"
+
+
+def test_ucx_signal_handler_lines_are_a_crash_with_native_frames(catalog):
+    # NIXL / Mooncake load UCX, whose handler prints the signal and a backtrace of `lib.so(symbol+0xoff)` frames
+    paste = ("[9ec78181b8c7:56683:0:56683] Caught signal 8 (Floating point exception: integer divide by zero)\n"
+             "==== backtrace (tid:  56683) ====\n"
+             " 0  /opt/hpcx/ucx/lib/libucs.so.0(ucs_handle_error+0x2e4) [0x7d74482f5654]\n"
+             " 1  /opt/hpcx/ucx/lib/libucs.so.0(+0x3684c) [0x7d74482f584c]\n"
+             " 4  /root/.cache/flashinfer/0.4.1/100a/cached_ops/fused_moe_trtllm_sm100/fused_moe_trtllm_sm100.so"
+             "(_ZN3moe3dev7routing15routingDeepSeek7runImplERNS2_4DataEPv+0x4a1) [0x7d7419a1c2d1]\n")
+    crash = diagnose_text(paste, catalog).crash
+    assert crash is not None and crash.crash_class == "segfault"
+    assert crash.message == "Caught signal 8 (Floating point exception: integer divide by zero)"
+    assert "_ZN3moe3dev7routing15routingDeepSeek7runImplERNS2_4DataEPv" in [f.function for f in crash.native]
+
+
+def test_a_rust_tracing_record_ends_the_exception_message_above_it(catalog):
+    paste = ("[2025-08-31 07:26:45 TP0 EP0] Prefill bootstrap failed with exception KVTransferError(bootstrap_room=7): "
+             "Aborted by AbortReq.\n"
+             "2025-08-31 07:32:08 ERROR sglang_router_rs::routers::http::pd_router: src/routers/http/pd_router.rs:1319: "
+             "Stream error from decode server\n")
+    assert "sglang_router_rs" not in diagnose_text(paste, catalog).crash.message
