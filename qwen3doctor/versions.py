@@ -17,8 +17,9 @@ def clean_version(text: str) -> str | None:
     if not m:
         return None
     candidate = m.group(1)
-    if re.match(r"0\.0\.0(?:\D|$)|0\.0\.dev|0\.1\.dev0?\+", candidate):
-        return None  # a source build's placeholder (`0.0.0+unknown`, `0.0.0.dev0`): no version at all
+    if re.match(r"0\.0\.0(?:\D|$)|0\.0\.dev|0\.1\.dev\d*(?:\+|$)", candidate):
+        return None  # a source build's placeholder (`0.0.0+unknown`, `0.0.0.dev0`; setuptools-scm's `0.1.dev21460+g..` of a
+        # fork cloned without tags): no version at all
     while candidate:
         try:
             Version(candidate)

@@ -173,6 +173,9 @@ def test_an_argparse_error_naming_the_engine_is_not_a_version_listing():
 def test_placeholder_versions_are_unknown():
     env = env_of("vLLM API server version 0.0.0+unknown\nsglang: 0.0.0.dev0\n")
     assert env.get("engine_version") is None
+    # setuptools-scm's fallback for a fork cloned without tags: below every release in any range, so no version
+    assert env_of("vLLM API server version 0.1.dev21460+gaf9e4dca1\n").get("engine_version") is None
+    assert env_of("vLLM API server version 0.1.7\n").get("engine_version") == "0.1.7"  # (a real 2023 release)
 
 
 def test_gpu_count_glued_to_the_name():
