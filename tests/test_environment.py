@@ -495,3 +495,10 @@ def test_the_vllm_banner_is_read_without_its_block_art_and_in_its_one_line_form(
     assert env.get("engine_version") == "0.16.0" and env.get("model") == "Qwen/Qwen3-8B"
     # another module's line that happens to say "version" is no banner
     assert env_of("INFO 08-20 10:11:02 [loader.py:88]   version 2.1\n").get("engine_version") is None
+
+
+def test_non_default_args_ending_in_a_nested_dict_keep_its_closing_brace():
+    line = ("(APIServer pid=1) INFO 05-05 12:36:59 [utils.py:233] non-default args: {'model': "
+            "'/models/Qwen3.5-397B-A17B-MXFP4', 'speculative_config': {'method': 'qwen3_next_mtp', "
+            "'num_speculative_tokens': 2}}\n")
+    assert str(env_of(line).get("speculative")).endswith("2}")

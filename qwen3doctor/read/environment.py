@@ -532,7 +532,7 @@ class EnvCollector:
         nd = _NON_DEFAULT.search(text)
         if nd:
             self.vote_engine("vllm", 3)
-            self._take_config(nd.group("d").strip("{}"), "log: non-default args", colon=True)
+            self._take_config(nd.group("d")[1:-1], "log: non-default args", colon=True)  # (one pair: a nested dict may end it)
             return
         sa = _SERVER_ARGS.search(text)
         if sa:
