@@ -263,3 +263,15 @@ def test_a_rust_tracing_record_ends_the_exception_message_above_it(catalog):
              "2025-08-31 07:32:08 ERROR sglang_router_rs::routers::http::pd_router: src/routers/http/pd_router.rs:1319: "
              "Stream error from decode server\n")
     assert "sglang_router_rs" not in diagnose_text(paste, catalog).crash.message
+
+
+def test_a_vllm_record_cut_down_to_its_source_location_is_peeled(catalog):
+    # an excerpt that kept only `[serving_chat.py:885] ` of each record: the exception line is still the crash's
+    paste = ("[serving_chat.py:885] Error in chat completion stream generator.\n"
+             "[serving_chat.py:885] Traceback (most recent call last):\n"
+             '[serving_chat.py:885]   File "/x/vllm/entrypoints/openai/serving_chat.py", line 487, in chat_completion_stream_generator\n'
+             "[serving_chat.py:885]     async for res in result_generator:\n"
+             "[serving_chat.py:885] RuntimeError: Failed to apply Qwen2_5_VLProcessor on data={'text': '<|image_pad|>'}\n")
+    report = diagnose_text(paste, catalog)
+    assert report.crash.exception_type == "RuntimeError" and report.crash.complete
+    assert "qwen3-coder-streaming-final-chunk-indexerror" not in [f.rule_id for f in report.findings]

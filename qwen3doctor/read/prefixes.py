@@ -63,6 +63,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # vLLM / Python logging: "ERROR 05-05 12:36:59 [core.py:1138] ", "INFO 05-13 07:15:10 [importing.py:53] ",
     # "(Worker_TP4) ERROR [multiproc_executor.py:863] "
     ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(?:\d{4}-)?\d\d-\d\d\s+[\d:.,]+\s+)?\[?[\w./-]+\.py:\d+\]\s?"),
+    # a vLLM record cut down to its source location by the paste: "[serving_chat.py:885] Traceback ..."
+    ("vllm-loc", r"\[[\w./-]+\.py:\d+\]\s"),
     # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "; torch's verbose logs add the compile frame's id: "V0223 ... [0/0] "
     ("glog", r"(?P<gl>[WEIFVD])\d{4} [\d:.]+\s+\d+\s+(?P<gs>[\w./-]+:\d+)\]\s?(?:\[\d+/\d+\]\s?)?"),
 )
@@ -128,6 +130,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
                 record = f"glog {m.group('gl')} {m.group('gs')}"  # a native library's record: its level and source line
             if name == "tag" and record is None and m.group(0).startswith(("[ERROR]", "[CRITICAL]", "[FATAL]")):
                 record = "ERROR"  # (inside an engine's record, `[ERROR] ...` is a line of that record's message)
+            if name == "vllm-loc":
+                record = m.group(0).strip()[1:-1]  # (its level was cut off with the rest of the prefix)
             if name == "vllm-level":
                 head = m.group(0)
                 record = head.split(None, 1)[0] + " " + head[head.rfind("[") + 1:].split("]")[0] if "[" in head else head.strip()
