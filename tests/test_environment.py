@@ -502,3 +502,10 @@ def test_non_default_args_ending_in_a_nested_dict_keep_its_closing_brace():
             "'/models/Qwen3.5-397B-A17B-MXFP4', 'speculative_config': {'method': 'qwen3_next_mtp', "
             "'num_speculative_tokens': 2}}\n")
     assert str(env_of(line).get("speculative")).endswith("2}")
+
+
+def test_a_kernels_list_of_supported_targets_is_not_the_gpu():
+    text = ("RuntimeError: GDN prefill requires the flashinfer Blackwell fast-path\n"
+            "(sm100/sm103 + CUDA 13 + bf16 + head_dim=128 + head_v == head_k + num_v >= num_q).\n")
+    assert env_of(text).get("compute_capability") is None
+    assert env_of("GPU 0 (sm100) is ready\n").get("compute_capability") == "10.0"

@@ -275,3 +275,10 @@ def test_a_vllm_record_cut_down_to_its_source_location_is_peeled(catalog):
     report = diagnose_text(paste, catalog)
     assert report.crash.exception_type == "RuntimeError" and report.crash.complete
     assert "qwen3-coder-streaming-final-chunk-indexerror" not in [f.rule_id for f in report.findings]
+
+
+def test_an_llvm_unreachable_abort_is_a_crash(catalog):
+    paste = ("UNREACHABLE executed at /project/lib/Dialect/TritonGPU/Transforms/HoistTMEMAlloc.cpp:418!\n"
+             "Aborted (core dumped)\n")
+    report = diagnose_text(paste, catalog)
+    assert report.verdict.value != "no-crash" and "UNREACHABLE executed" in report.crash.message

@@ -184,6 +184,8 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
                                                  "(): unaligned")),
     (r"(?:died|exited|terminated) (?:unexpectedly )?with (?:signal|exit ?code) .+", (" with signal", " with exit")),
     (r"received signal SIG\w+.*", ("received signal",)),
+    # LLVM's abort in a compiler pass (Triton, CuTe DSL): `UNREACHABLE executed at .../HoistTMEMAlloc.cpp:418!`
+    (r"UNREACHABLE executed at .+", ("UNREACHABLE executed",)),
     # UCX's signal handler (NIXL, Mooncake, Ray pull it in): `[host:pid:0:tid] Caught signal 8 (Floating point exception:
     # integer divide by zero)`, then its backtrace
     (r"Caught signal \d+ \(.+", ("Caught signal",)),
