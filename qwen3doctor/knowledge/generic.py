@@ -100,6 +100,9 @@ ORDINARY_LINES = STATISTICS_LINES + (
     "(APIServer pid=1) INFO 03-02 10:15:12 [model.py:1510] Using max model len 40960",
     "(APIServer pid=1) INFO 03-02 10:15:12 [scheduler.py:205] Chunked prefill is enabled with max_num_batched_tokens=8192.",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:20 [core.py:644] Waiting for init message from front-end.",
+    # the GDN prefill kernel a Qwen3.5 / Qwen3-Next start chose: every healthy start on Hopper / Blackwell prints it
+    "(EngineCore_DP0 pid=211) INFO 03-02 10:15:40 [gdn_linear_attn.py:126] Using FlashInfer GDN prefill kernel "
+    "(requested=auto, head_k_dim=128).",
     "(EngineCore_DP0 pid=211) INFO 03-02 10:15:21 [parallel_state.py:1208] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0",
     # the engine's echo of its whole configuration, defaults included (V0 and V1 wording)
     "INFO 03-02 10:15:13 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: model='Qwen/Qwen2.5-7B-Instruct', "
