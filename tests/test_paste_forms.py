@@ -75,7 +75,8 @@ def test_a_short_paste_is_not_joined_where_a_line_of_its_own_follows():
         assert list(unwrapped(lines)) == lines
     # a word, then a sentence that starts a line of its own (c10's `Exception raised from`, a device guard's line)
     word = "x" * 95 + " warm"
-    for following in ("Exception raised from nvfp4_scaled_mm_sm120.cuh:175", "This kernel only supports sm120."):
+    for following in ("Exception raised from nvfp4_scaled_mm_sm120.cuh:175", "This kernel only supports sm120.",
+                      "iv-ydin754t:1458548:1480527 [0] NCCL INFO transport/net_ib.cc:1872 -> 2"):
         lines = [(1, word, 0), (2, following, 0)]
         assert list(unwrapped(lines)) == lines
     # a CamelCase name a wrap cut goes on with the name: still joined

@@ -462,7 +462,9 @@ _SENTENCE_START = re.compile(r"[A-Z][a-z]+ [a-z]")
 # how a line of its own starts: a timestamp, a level, a process or rank prefix, a traceback's lines, an exception
 RECORD_START = re.compile(
     r"\s*(?:\[|\(|\d{4}-\d\d-\d\d|\d\d-\d\d \d|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|File \"|"
-    r"During handling|The above exception|[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b|\w+(?:\.\w+)*\.[A-Z]\w*:)")
+    r"During handling|The above exception|[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b|\w+(?:\.\w+)*\.[A-Z]\w*:|"
+    # NCCL's debug prefix: `host:pid:tid [dev] NCCL INFO ...`
+    r"[\w.-]+:\d+:\d+ \[\d+\] )")
 
 
 def _chain(first: list, rest: Iterator) -> Iterator:
