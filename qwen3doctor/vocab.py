@@ -100,7 +100,8 @@ _OTHER_MODELS = re.compile(
 
 def family_of_model(name: str) -> str | None:
     """Map a model id or path to a family; None when the name says nothing."""
-    low = name.lower().replace("_", "-")
+    # (ModelScope's downloads spell a dot in a repo name `___`: `Qwen3___6-35B-A3B` is Qwen3.6-35B-A3B)
+    low = name.lower().replace("___", ".").replace("_", "-")
     base = low.rstrip("/").rsplit("/", 1)[-1] if "/" in low else low
     for text in (base, low):
         fam = _family_of_text(text)

@@ -509,3 +509,12 @@ def test_a_kernels_list_of_supported_targets_is_not_the_gpu():
             "(sm100/sm103 + CUDA 13 + bf16 + head_dim=128 + head_v == head_k + num_v >= num_q).\n")
     assert env_of(text).get("compute_capability") is None
     assert env_of("GPU 0 (sm100) is ready\n").get("compute_capability") == "10.0"
+
+
+def test_a_modelscope_path_and_more_spellings_of_the_vllm_version():
+    # ModelScope writes the dot of `Qwen3.6-35B-A3B` as `___` in its download folders
+    env = env_of("vllm serve /models/Qwen/Qwen3___6-35B-A3B --tensor-parallel-size 8\n")
+    assert env.get("family") == "qwen3.5-moe"
+    assert env_of("VLLM version: 0.16.0rc2.dev496+g4a9c07a0a\n").get("engine_version") == "0.16.0rc2.dev496+g4a9c07a0a"
+    assert env_of("deployed with vllm_v0.17.0 on 8x H100\n").get("engine_version") == "0.17.0"
+    assert env_of("vllm_ascend 0.9 plugin\n").get("engine_version") is None

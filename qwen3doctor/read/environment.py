@@ -111,7 +111,7 @@ _ENGINE_CONFIG = re.compile(
 )
 # also an image tag or install folder that names the release: `runner:cann8.2-310p-vllm0.10.0`, `venvs/vllm-v0-10-0/`
 _VLLM_VERSION = re.compile(
-    r"vLLM API server version (?P<v>\S+)|\bvllm(?:[=\s:`'-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
+    r"vLLM API server version (?P<v>\S+)|\bvllm(?:\s+version)?(?:[=\s:`'_-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)

@@ -454,7 +454,9 @@ def _goes_on(wide: str, following: str) -> bool:
 # text that reads as a line of its own although it starts mid-sentence: an exception of any spelling
 # (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`), a progress bar
 # (`Capturing CUDA graph shapes:   3%|▎ | 1/35`, `Loading safetensors checkpoint shards:  50% Completed | 2/4`)
-_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)")
+_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)|"
+                       # a listing's `Label: value` line (`GPU 0: NVIDIA B200`, `PyTorch: 2.8.0+cu128`)
+                       r"[A-Z][\w .()-]{0,30}: \S")
 _MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
 # a capitalised word and a lower-case one: a sentence that starts a line (`Exception raised from ...`), where a
 # wrap inside a CamelCase name goes on with the name (`cudaErrorLaunch` + `Failure: ...`)
