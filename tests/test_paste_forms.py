@@ -79,6 +79,9 @@ def test_a_short_paste_is_not_joined_where_a_line_of_its_own_follows():
                       "iv-ydin754t:1458548:1480527 [0] NCCL INFO transport/net_ib.cc:1872 -> 2"):
         lines = [(1, word, 0), (2, following, 0)]
         assert list(unwrapped(lines)) == lines
+    # a listing's `Label: value` line after a command that ends in a number
+    lines = [(1, "x" * 90 + " --port 8000", 0), (2, "GPU 0: NVIDIA B200", 0)]
+    assert list(unwrapped(lines)) == lines
     # a CamelCase name a wrap cut goes on with the name: still joined
     lines = [(1, "x" * 90 + " cudaErrorLaunch", 0), (2, "Failure: unspecified launch failure", 0)]
     assert [t for _, t, _ in unwrapped(lines)] == ["x" * 90 + " cudaErrorLaunchFailure: unspecified launch failure"]

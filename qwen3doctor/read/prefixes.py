@@ -436,6 +436,8 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
             return False
         if wide[-1:].islower() and _SENTENCE_START.match(rest):
             return False  # `... FP8 warmup` + `This kernel only supports sm120.`: a word, then a sentence of its own
+        if not wide[-1:].isalpha() and _LABEL_LINE.match(rest):
+            return False
     for i in range(len(head) - 1):
         if len(head[i][1]) >= width or i - 1 in goes_on or head[i + 1][0] != head[i][0] + 1:
             continue  # a wide line, or the rest of one
@@ -454,9 +456,11 @@ def _goes_on(wide: str, following: str) -> bool:
 # text that reads as a line of its own although it starts mid-sentence: an exception of any spelling
 # (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`), a progress bar
 # (`Capturing CUDA graph shapes:   3%|▎ | 1/35`, `Loading safetensors checkpoint shards:  50% Completed | 2/4`)
-_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)|"
-                       # a listing's `Label: value` line (`GPU 0: NVIDIA B200`, `PyTorch: 2.8.0+cu128`)
-                       r"[A-Z][\w .()-]{0,30}: \S")
+_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)")
+# a listing's `Label: value` line (`GPU 0: NVIDIA B200`, `PyTorch: 2.8.0+cu128`); after a line that ends in a letter it
+# may be the rest of a CamelCase name (`cudaErrorLaunch` + `Failure: ...`), so it is taken as a line of its own only
+# after a digit or punctuation (`... --port 8000` + `GPU 0: NVIDIA B200`)
+_LABEL_LINE = re.compile(r"[A-Z][\w .()-]{0,30}: \S")
 _MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
 # a capitalised word and a lower-case one: a sentence that starts a line (`Exception raised from ...`), where a
 # wrap inside a CamelCase name goes on with the name (`cudaErrorLaunch` + `Failure: ...`)
