@@ -111,15 +111,11 @@ class Haystack:
         log: plain loops, not generators.)"""
         if not rule.match:
             return False
-        absent, may = self.absent, self._may
+        absent, may_hit = self.absent, self.may_hit
         for alt in rule.match:
             for cl in alt:
-                if absent[cl.kind] == MISS:
-                    hit = may.get(id(cl))
-                    if hit is None:
-                        hit = may[id(cl)] = self._may_hit(cl)
-                    if not hit:
-                        break  # this alternative misses
+                if absent[cl.kind] == MISS and not may_hit(cl):
+                    break  # this alternative misses
             else:
                 return False  # an alternative that may hold
         return True
@@ -546,8 +542,8 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
                 message_missed = message_missed or states is _MESSAGE_MISSED
                 continue
         generic = {s.clause: s.generic for s in states}
-        message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)
-        if any(s.state == MISS for s in states):
+        if explain_rejection and any(s.state == MISS for s in states):  # (the ranking's path drops these above)
+            message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)
             if rejected and not best:
                 best, best_generic, chosen = states, generic, alternative
             continue

@@ -330,7 +330,6 @@ class EnvCollector:
         self._last_line: int | None = None
         self._yaml_items: list[str] = []
         self._engine_votes = {"vllm": 0, "sglang": 0}
-        self._record: str | None = None  # the logging prefix of the line being read
         self.serve_command: str | None = None
         self._gpu_listing = False
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
@@ -380,7 +379,6 @@ class EnvCollector:
         """One line of the log. With line numbers, a gap (lines the scan did not select) ends a command
         continued with backslashes: what comes after the gap is not part of it. (`last_no`: the number of the last
         line of a line that a terminal's wrap had cut into several; `record`: the logging prefix peeled off it.)"""
-        self._record = record
         if line_no is not None:
             if self._pending_command is not None and self._last_line is not None and line_no > self._last_line + 1:
                 self._end_command()
@@ -430,7 +428,7 @@ class EnvCollector:
             # the engine's own process runs from a macOS install (a client's traceback pasted beside a Linux
             # server's log says nothing about the server)
             self.put("platform", "cpu", "log: the engine runs from a macOS install (no CUDA)", P_GUESS)
-        self._line(text)
+        self._line(text, record)
 
     def _flush_yaml(self) -> None:
         items, self._yaml_items = self._yaml_items, []
@@ -452,7 +450,7 @@ class EnvCollector:
         if _SERVE.search(joined) or _DOCKER_VLLM.search(joined):
             self._line(joined)
 
-    def _line(self, text: str) -> None:
+    def _line(self, text: str, record: str | None = None) -> None:
         md = _MARKDOWN_KEY.match(text) if "**" in text else None
         if md:  # a report template's `- **vLLM version**: 0.10.2`: read as the listing line it stands for
             text = f"{md.group('k').strip()}: {md.group('v').strip()}"
@@ -542,7 +540,7 @@ class EnvCollector:
             self._take_config(sa.group("a").rstrip(")"), "log: server_args", defaults=_SGLANG_DEFAULT_VALUES)
             return
         self._packages(text)
-        self._hardware(text)
+        self._hardware(text, record)
         if "out of memory" in text and "total capac" in text:
             self._memory_elsewhere(text)
         arch = _model_architecture(text) if "For" in text else None
@@ -658,7 +656,7 @@ class EnvCollector:
                     self.put("sglang", version, "log: version mention", P_HINT)
                     self.vote_engine("sglang")
 
-    def _hardware(self, text: str) -> None:
+    def _hardware(self, text: str, record: str | None = None) -> None:
         g = next((m for m in _GPU_NAME.finditer(text) if not _GPU_TARGET.search(text, max(0, m.start() - 40), m.start())), None)
         if g:
             name = " ".join(g.group("g").split())
@@ -685,7 +683,7 @@ class EnvCollector:
                 value = f"{sm[:-1]}.{sm[-1]}" if sm and "sm" in text and not text.lstrip().startswith("File") else None
             if value:
                 self.put("compute_capability", value, "log", P_LISTING)
-        banner_record = self._record is not None and " utils.py:" in self._record
+        banner_record = record is not None and " utils.py:" in record  # (vLLM's banner logs from utils.py)
         if "█" in text or "version" in text:
             banner = _BANNER.search(text) or (_PLAIN_BANNER.match(text) if banner_record else None)
             if banner:
