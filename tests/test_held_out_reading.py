@@ -980,3 +980,46 @@ def test_cited_pastes_i_to_k(catalog):
     assert top.rule_id == "triton-prefill-attention-smem-old-gpu"
     # a quantized MoE gate's tensor is not an embedding checkpoint's missing prefix (vllm#22017)
     assert read("KeyError: 'layers.14.mlp.gate.g_idx'").findings[0].rule_id == "qwen3-moe-gptq-gate-gidx-keyerror"
+
+
+def test_seventeenth_session_pastes(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # a newer npu-smi puts the chip's full name in its own cell
+    env = read("| 0      | Ascend950PR      | OK            | 206.9       58                0     / 0             |",
+               "RuntimeError: call aclnnGemmaRmsNorm failed, error code is 561103").environment
+    assert env.get("platform") == "npu" and "950PR" in env.get("gpu")
+    # a Windows path keeps its backslashes (the model's name decides the family and the quantization)
+    env = read(r"python -m sglang.launch_server --model-path C:\models\Qwen3-8B-AWQ --tp 2").environment
+    assert (env.get("model"), env.get("quantization"), env.get("tp")) == (r"C:\models\Qwen3-8B-AWQ", "awq", 2)
+    # a date whose year's first digits the selection cut is still a prefix: the traceback under it is read
+    report = read("026-07-29 11:18:04: Traceback (most recent call last):",
+                  '2026-07-29 11:18:04:   File "/x/vllm/v1/worker/gpu_worker.py", line 310, in determine_available_memory',
+                  "2026-07-29 11:18:04:     self.model_runner.profile_run()",
+                  "2026-07-29 11:18:04: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
+    assert report.crash.functions == ("determine_available_memory",) and report.crash.crash_class == "out-of-memory"
+    # a llama.cpp log is not a vLLM / SGLang crash: no engine's cause is offered for its generic OOM
+    report = read("Run Qwen3_6-35B-A3B-IQ2_M with llama-server",
+                  "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 20480.00 MiB on device 0: cudaMalloc failed: out of memory",
+                  "bug: GGML backend encountered an error 0.02.396.005 E CUDA error: out of memory")
+    assert report.environment.get("runtime") == "llama.cpp" and not report.findings
+    assert report.next_steps[0].startswith("This log is from llama.cpp")
+    # ... while a vLLM log that names its GGUF kernels stays a vLLM log
+    assert read("INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.11.0",
+                "RuntimeError: ggml_mul_mat_a8 failed").environment.get("runtime") is None
+
+
+def test_a_template_error_under_a_chat_request_is_not_a_missing_template(catalog):
+    # transformers rendered the template (render_jinja_template ran) and vLLM logged the render failure: the template
+    # exists, so the cut traceback points at what the template rejected, not at a tokenizer without one
+    tag = "(APIServer pid=1) ERROR 03-09 06:45:31 [hf.py:484] "
+    log = records(tag, "An error occurred in `transformers` while applying chat template",
+                  "Traceback (most recent call last):",
+                  '  File "/usr/local/lib/python3.12/dist-packages/vllm/renderers/hf.py", line 472, in safe_apply_chat_template',
+                  "    return tokenizer.apply_chat_template(",
+                  '  File "/usr/local/lib/python3.12/dist-packages/transformers/tokenization_utils_base.py", line 1667, in apply_chat_template',
+                  "    rendered_chat, generation_indices = render_jinja_template(",
+                  '  File "/usr/local/lib/python3.12/dist-packages/transformers/utils/chat_template_utils.py", line 539, in render_jinja_template',
+                  "    rendered_chat = compiled_template.render(")
+    ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
+    assert ids[0] == "qwen3-chat-template-rejects-message-shape" and "tokenizer-has-no-chat-template" not in ids[:1]

@@ -416,10 +416,15 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
     w = rule.when
     engine = env.get("engine")
     engines = "/".join(rule.engines)
-    out: list[Evidence] = [_condition(
-        "when.engine", engine, lambda e: e in rule.engines, f"engine {engine}",
-        f"the log is from {engine}; this rule is about {engines}",
-        f"the log does not say which engine ran (rule is for {engines})")]
+    other = env.get("runtime") if engine is None else None
+    if other:  # a llama.cpp or Ollama log: no vLLM / SGLang cause applies
+        out: list[Evidence] = [Evidence("when.engine", MISS, f"the log is from {other}; this rule is about {engines}",
+                                        wants=engines)]
+    else:
+        out = [_condition(
+            "when.engine", engine, lambda e: e in rule.engines, f"engine {engine}",
+            f"the log is from {engine}; this rule is about {engines}",
+            f"the log does not say which engine ran (rule is for {engines})")]
     if rule.families:
         fam = env.get("family")
         names = ", ".join(rule.families)

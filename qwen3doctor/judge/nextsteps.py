@@ -76,6 +76,10 @@ def next_steps(scan: Scan, findings: list[Finding], sites: tuple[str, ...] | lis
         if missing:
             steps.append("The log does not show " + "; ".join(t for _, t in missing)
                          + ": add them (or pass --engine-version / --model / --gpu, or --env-auto on the machine that crashed).")
+    other = env.get("runtime") if env.get("engine") is None else None
+    if other and not findings:  # (the rest is advice for a vLLM / SGLang log)
+        return [f"This log is from {other}, not vLLM or SGLang: qwen3doctor's rules are for those two engines; "
+                f"take the error to {other}'s own tracker, or paste the vLLM / SGLang log if one ran too."]
     if not findings and primary is not None:
         steps[:0] = own_advice(primary, env.get("engine"))  # what the error itself asks for comes first
         steps.extend(BY_CLASS.get(primary.crash_class, []))

@@ -55,8 +55,14 @@ def is_flag(token: str) -> bool:
     return token.startswith("-") and len(token) > 1 and not _NUMBER.fullmatch(token)
 
 
+# a Windows path (`C:\models\Qwen3-8B`, `\\server\share`): its backslashes separate folders, they escape nothing
+_WINDOWS_PATH = re.compile(r"(?<![\w\\])(?:[A-Za-z]:\\|\\\\\w)")
+
+
 def tokens_of(command: str) -> list[str]:
     command = _without_comment(command)
+    if "\\" in command and _WINDOWS_PATH.search(command):
+        command = re.sub(r"\\(?=[\w.$-])", r"\\\\", command)
     try:
         return shlex.split(command, comments=False)
     except ValueError:

@@ -151,7 +151,7 @@ _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
     r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB|AC))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
-    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?910\w*)"
+    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?9[15]0\w*)"
 )
 # the words that make a chip or a compute capability what something was built for or needs, not the device it ran
 # on (CANN's `the socversion Ascend910B1 of the kernel package ...`, `built for NVIDIA H100`, `requires sm_90`)
@@ -212,6 +212,14 @@ _METAL_HINT = re.compile(r"MLX device set to|Metal wired_limit|\bvllm[_-]metal\b
 # vLLM's DEBUG report of its platform probe (`TPU platform is not available because: No module named 'libtpu'`,
 # `Checking if ROCm platform is available.`): it names every platform it rules out, so it is no sign of any
 _PLATFORM_PROBE = re.compile(r"\b(?:Checking if \w+ platform is available|\w+ platform is not available because\b)")
+# another serving runtime's own records: llama.cpp / GGML (also under Ollama, LM Studio), Ollama's Go records,
+# Hugging Face TGI's launcher and router; a paste of one of them is not a vLLM or SGLang crash
+_OTHER_RUNTIME = (
+    ("llama.cpp", re.compile(r"\bggml_(?:cuda|backend|vulkan|metal)_\w+|\bGGML backend\b|ggml-cuda\.cu\b|\bllama_model_load\b|"
+                             r"\bllm_load_tensors\b|\bllama_(?:context|init_from_model|new_context_with_model)\b|\bllama-server\b")),
+    ("Ollama", re.compile(r"\blevel=(?:ERROR|WARN|INFO) source=\S+\.go:\d+|\bollama (?:runner|serve)\b")),
+    ("TGI", re.compile(r"\btext_generation_(?:launcher|router|server)\b")),
+)
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
@@ -222,7 +230,8 @@ _NPU_HINT = re.compile(r"Ascend|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bba
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
 # the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
 # an npu-smi row, with or without its header: `| 2     910B2     | OK   | 93.1   41   0 / 0 |`
-_NPU_ROW = re.compile(r"^\|\s*\d+\s+(?P<chip>910[A-C]?\d?|310P\d?)\s+\|")
+# (newer npu-smi releases put the name in a cell of its own, spelled out: `| 0      | Ascend950PR      | OK |`)
+_NPU_ROW = re.compile(r"^\|\s*\d+\s+(?:\|\s*)?(?:Ascend\s?)?(?P<chip>9[15]0[A-Z]{0,2}\d?|310P\d?)\s+\|")
 _MOE_CONFIG_DEVICE = re.compile(r"device_name=(?P<d>(?:NVIDIA|AMD)_[A-Za-z0-9_-]+?)(?:,|\.json)")
 # (transformers keeps a folder per model: `models/qwen3_vl/modeling_qwen3_vl.py`)
 _MODEL_FILE = re.compile(r"models/(?:qwen3\w*/modeling_)?(qwen3\w*)\.py$")
@@ -514,7 +523,7 @@ class EnvCollector:
                         # same number (v0.19.1rc1 runs on vLLM 0.19.1)
                         self.put("vllm_ascend", tag, "log: docker image tag", P_HINT)
                         self.put("platform", "npu", "log: vLLM-Ascend image", P_HINT)
-                        tag = re.sub(r"(?:rc|\.post|\.dev)\d+$", "", tag)
+                        tag = re.sub(r"(?:(?:rc|\.post|\.dev)\d+)+$", "", tag)
                     self.put(f"{engine}_version_image", tag, "log: docker image tag", P_HINT)
         cfg = _ENGINE_CONFIG.search(text)
         if cfg:
@@ -716,6 +725,10 @@ class EnvCollector:
         elif _CUDA_HINT.search(text):
             # (weaker than any other platform's sign: a port's log may name a CUDA library it replaced)
             self.put("cuda_hint", "cuda", "log: an NVIDIA-only library or driver line", P_HINT)
+        if "gml" in text or "GML" in text or "llama" in text or "level=" in text or "ollama" in text or "text_generation_" in text:
+            other = next((name for name, pattern in _OTHER_RUNTIME if pattern.search(text)), None)
+            if other:
+                self.put("runtime", other, "log: its own records", P_HINT)
         row = _NPU_ROW.match(text) if "|" in text else None
         if row:
             self.put("gpu", "Ascend " + row.group("chip"), "log: npu-smi", P_LISTING)

@@ -34,6 +34,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # and a partial/full tag ("2026-01-01T00:00:00.000000000Z stdout F "); "date time:" and Python logging's
     # "date time - " forms too
     ("timestamp", rf"{_TS}(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
+    # the same with the year's first digits lost where a selection began mid-word: "026-07-29 11:18:04: "
+    ("timestamp-cut", r"\d{1,3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:\s?[:|] ?|\s+- |\s+)"),
     # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
     ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|\d{1,2}月) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
     # the kernel's ring buffer (dmesg): "[123456.789012] ", "[  +0.000012] " (dmesg -T keeps the date in the bracket)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model import Report, Verdict
 from ..read.crash import ELLIPSIS
 
-ENV_ORDER = ("engine", "engine_version", "engine_releases", "model", "family", "quantization", "runner", "tp", "pp", "dp",
+ENV_ORDER = ("engine", "runtime", "engine_version", "engine_releases", "model", "family", "quantization", "runner", "tp", "pp", "dp",
              "ep", "parallel", "platform", "gpu", "gpu_count", "compute_capability", "cuda", "torch", "transformers",
              "flashinfer", "cuda_graphs", "speculative")
 MARK = {"hit": "+", "miss": "-", "unknown": "?"}
