@@ -1023,3 +1023,16 @@ def test_a_template_error_under_a_chat_request_is_not_a_missing_template(catalog
                   "    rendered_chat = compiled_template.render(")
     ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
     assert ids[0] == "qwen3-chat-template-rejects-message-shape" and "tokenizer-has-no-chat-template" not in ids[:1]
+
+
+def test_ray_one_line_task_error_and_a_sentence_glued_to_the_type(catalog):
+    # Ray's caller line that carries the task's message after its name and place: the wrapped type and that message
+    crash = diagnose_text("(LLMRayActor pid=20431) ray.exceptions.RayTaskError(ValueError): ray::LLMRayActor.update_weight() "
+                          "(pid=20431, ip=10.0.3.17) failed: There is no module or parameter named 'base_model' in "
+                          "Qwen3MoeForCausalLM\n", catalog).crash
+    assert (crash.exception_type, crash.message_cut) == ("ValueError", False)
+    assert crash.message == "There is no module or parameter named 'base_model' in Qwen3MoeForCausalLM"
+    # a Chinese sentence written right before the exception's name is not part of the name
+    crash = diagnose_text("LoRA训练train_ppo_ray时出现报错ValueError: There is no module or parameter named 'base_model' in "
+                          "LlamaForCausalLM\n", catalog).crash
+    assert crash.exception_type == "ValueError" and crash.message.startswith("There is no module")

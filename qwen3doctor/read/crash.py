@@ -123,7 +123,7 @@ _DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
 CARET = re.compile(r"^\s*[\^~\s]+$")
 _EXC = re.compile(
     # (not a C++ signature from a native frame cut at the line's start: `r::Error(c10::SourceLocation, std::...)`)
-    r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Za-z_]\w*)"
+    r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*[A-Za-z_][A-Za-z0-9_]*)"
     # (Ray names the exception it wraps in brackets: `ray.exceptions.RayTaskError(RuntimeError): ray::Actor.f()`)
     # (and an exception printed with its constructor's arguments: `KVTransferError(bootstrap_room=165): Failed ...`)
     r"(?:\((?P<inner>[A-Z]\w*|\w+=[^()]*)\)(?=:))?(?:(?::\s?|\()(?P<msg>.*))?$"
@@ -257,7 +257,8 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?<!::)(?:RuntimeError|ValueError|AssertionError|KeyError|TypeError|AttributeError|ImportError|"
      r"ModuleNotFoundError|NotImplementedError|IndexError|OSError|Exception|"
      # (a type glued to a lowercase prefix is read whole: `nixl._bindings.nixlNotFoundError`, not `NotFoundError`)
-     r"torch\.\w*(?:Error|Exception)|(?<![A-Za-z0-9_])[A-Z]\w*Error|(?<![A-Za-z0-9_])[a-z][a-z0-9]*[A-Z]\w*Error)"
+     # (an exception's name is ASCII: a sentence in another script glued in front is not part of it, `报错ValueError`)
+     r"torch\.\w*(?:Error|Exception)|(?<![A-Za-z0-9_])[A-Z][A-Za-z0-9_]*Error|(?<![A-Za-z0-9_])[a-z][a-z0-9]*[A-Z][A-Za-z0-9_]*Error)"
      r"(?:: .*|\(.*)?$", ("Error:", "Error(", "Error\n", "Error\r", "Exception:", "Exception(", "Exception\n",
                           "Exception\r")),
 )
@@ -870,9 +871,12 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
         if crash.wraps and not any(c.exception_type and c.exception_type.rsplit(".", 1)[-1] == crash.wraps
                                    and c.line_no > crash.line_no for c in crashes):
             # Ray's caller names the task's exception in brackets; with the task's own traceback cut off, that type
-            # is the cause and its message unknown
-            out.append(Crash(classify(crash.wraps, ""), crash.wraps, "", crash.process, crash.last_line or crash.line_no,
-                             message_cut=True, last_line=crash.last_line))
+            # is the cause and its message unknown - unless the line carries it after the task's name and place
+            # (`ray::Actor.f() (pid=20431, ip=10.0.3.17) failed: There is no module ...`)
+            told = _RAY_TASK_MESSAGE.search(crash.message or "")
+            msg = told.group("msg").strip() if told else ""
+            out.append(Crash(classify(crash.wraps, msg), crash.wraps, msg, crash.process, crash.last_line or crash.line_no,
+                             message_cut=not msg, complete=bool(msg), last_line=crash.last_line))
             continue
         text = crash.message
         if not text or not WRAPPER_PATTERNS.search(f"{crash.exception_type or ''}: {text}") and "Error in " not in text:
@@ -895,6 +899,8 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
     return out
 
 
+# what a one-line Ray task error says after the task's name and place
+_RAY_TASK_MESSAGE = re.compile(r"ray::[\w.]+\(\)\s*\(pid=\d+[^)]*\)\s*(?:failed\s*)?[:,]?\s*(?P<msg>\S.*)$")
 _EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,(])(?:{_DEVICE_ERROR})")
 
 
