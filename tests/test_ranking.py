@@ -281,3 +281,24 @@ def test_the_weight_loaders_recursion_frame_is_a_loading_step_not_evidence(catal
     report = diagnose_text(cut, catalog)
     hits = [ev for f in report.findings for ev in f.evidence if ev.state == "hit" and ev.subject == "_load_module"]
     assert hits and all(ev.generic for ev in hits)
+
+
+
+def test_a_fix_released_in_one_engine_is_no_upgrade_for_the_others_log(tmp_path):
+    """A rule of both engines whose fix shipped in one engine's release: a log of the other engine is not told to
+    upgrade the engine it does not run; a log of that engine is, first."""
+    from qwen3doctor.knowledge.catalog import load_catalog
+
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "made-up-json-inf.yaml").write_text(
+        "title: made up\nstatus: confirmed\nreferences: [sglang#20714]\n"
+        "match:\n  - message: ['Out of range float values are not JSON compliant']\n"
+        "cause: x\nfixes:\n  - {title: Drop logprobs, command: '', cost: none}\n"
+        "fixed_in: {version: 0.5.22, pr: 'sglang#20714'}\ntests: {match: [], no_match: []}\n", encoding="utf-8")
+    catalog = load_catalog([tmp_path], strict=False, cache=False)
+    log = "ValueError: Out of range float values are not JSON compliant: -inf\n"
+    for engine, upgrade in (("vllm", False), ("sglang", True)):
+        report = diagnose_text(log, catalog, overrides=Overrides(options={"engine": engine, "engine_version": "0.5.0"}))
+        commands = [f.command for f in report.findings[0].fixes]
+        assert ('pip install -U "sglang>=0.5.22"' in commands[:1]) is upgrade, engine
+        assert not any("vllm>=" in c for c in commands)

@@ -477,7 +477,10 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
         fixes = mine or fixes
     fixed = (rule.fixed_in or {}).get("version")
     version_ev = next((ev for ev in rm.when if ev.clause == "fixed_in"), None)
-    if fixed and (version_ev is None or version_ev.state == "hit"):
+    # (a fix released in one engine is no upgrade for a log of the other: a rule of both engines, say a JSON encoding
+    # of -inf logprobs, fixed in SGLang only)
+    other_engine = rule.fixed_engine is not None and env.get("engine") not in (None, rule.fixed_engine)
+    if fixed and (version_ev is None or version_ev.state == "hit") and not other_engine:
         engine = rule.fixed_engine or env.get("engine") or "vllm"
         upgrade = f'pip install -U "{engine}>={fixed}"'
         if not any(upgrade.split(">=")[0] in f.command and fixed in f.command for f in fixes):

@@ -80,6 +80,9 @@ GENERIC_FRAMES = SCAFFOLD_FRAMES + (
     # traceback through them is a chat request's, whatever its template or its messages did wrong
     "create_chat_completion", "_preprocess_chat", "safe_apply_chat_template", "apply_hf_chat_template",
     "apply_chat_template", "render_jinja_template",
+    # ... and every response is produced by one of these generators, streamed or whole
+    "chat_completion_stream_generator", "chat_completion_full_generator", "completion_stream_generator",
+    "create_completion",
 )
 # Lines a healthy start-up or a healthy server prints, whatever later goes wrong: a `log` pattern that matches one
 # of them says nothing about a crash, so a hit on it is weak (it never makes a rule a candidate on its own).
