@@ -40,6 +40,9 @@ GENERIC_MESSAGES = (
     "TypeError: 'NoneType' object is not subscriptable",
     "TypeError: 'NoneType' object is not iterable",
     "IndexError: list index out of range",
+    # torch's own words for two tensors whose shapes disagree, raised by any op of any layer
+    "RuntimeError: The size of tensor a (4) must match the size of tensor b (8) at non-singleton dimension 0",
+    "RuntimeError: shape '[8192, -1, 128]' is invalid for input of size 4194304",
 )
 # Python's own wording of an error, whatever object or name it is about: a pattern's literal that says no more than
 # one of these (`object has no attribute` between two names the paste may not show) cannot stand for the pattern
