@@ -1004,6 +1004,11 @@ def test_seventeenth_session_pastes(catalog):
                   "bug: GGML backend encountered an error 0.02.396.005 E CUDA error: out of memory")
     assert report.environment.get("runtime") == "llama.cpp" and not report.findings
     assert report.next_steps[0].startswith("This log is from llama.cpp")
+    # a platform plugin's own variable is the plugin's to read: no "silently ignored" warning for it, as for a typo
+    report = read("$ VLLM_ASCEND_ENABLE_NZ=0 VLLM_NOT_A_VAR=1 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2",
+                  "INFO 10-02 10:00:00 [api_server.py:1896] vLLM API server version 0.11.0",
+                  "RuntimeError: call aclnnGemmaRmsNorm failed, error code is 561103")
+    assert any("VLLM_NOT_A_VAR" in w for w in report.warnings) and not any("VLLM_ASCEND" in w for w in report.warnings)
     # ... while a vLLM log that names its GGUF kernels stays a vLLM log
     assert read("INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version 0.11.0",
                 "RuntimeError: ggml_mul_mat_a8 failed").environment.get("runtime") is None

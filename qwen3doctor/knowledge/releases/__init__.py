@@ -26,7 +26,9 @@ HERE = Path(__file__).resolve().parent
 ENGINES = ("vllm", "sglang")
 KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines")
 LABEL = {"vllm": "vLLM", "sglang": "SGLang"}
-
+# the variables of the platform plugins, read by the plugin's own package, never by the engine's release
+# (vllm-ascend's VLLM_ASCEND_*, vllm-metal's VLLM_METAL_*)
+PLUGIN_PREFIXES = ("VLLM_ASCEND_", "VLLM_METAL_")
 
 @dataclass(frozen=True)
 class Table:
@@ -270,7 +272,7 @@ def command_facts(engine: str, command: str) -> list[tuple[str, str, str]]:
             if fact and any(k.startswith(fact + "=") for k in _choice_flags(engine)) and "{" not in value:
                 out.append(("choices", f"{flag} {value}", f"{fact}={value}"))
     for var in env_in(command):
-        if var.startswith(("VLLM_",) if engine == "vllm" else ("SGLANG_", "SGL_")):
+        if var.startswith(("VLLM_",) if engine == "vllm" else ("SGLANG_", "SGL_")) and not var.startswith(PLUGIN_PREFIXES):
             out.append(("env", var, var))
     return out
 

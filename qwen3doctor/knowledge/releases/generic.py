@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from . import ENGINES, LABEL, available, flag_fact, position, releases, requirement, span_text, table
+from . import ENGINES, LABEL, PLUGIN_PREFIXES, available, flag_fact, position, releases, requirement, span_text, table
 
 UNRECOGNIZED = re.compile(r"unrecognized arguments?: (?P<args>.+)")
 INVALID_CHOICE = re.compile(r"argument (?P<flag>--[\w.-]+)(?:/[-\w]+)*: invalid choice: '(?P<value>[^']+)'")
@@ -138,7 +138,7 @@ def ignored_variables(engine: str, version, text_lines) -> list[str]:
     for line in text_lines:
         for m in ENV_SET.finditer(line):
             name = m.group("name")
-            if name in seen or not name.startswith(prefixes):
+            if name in seen or not name.startswith(prefixes) or name.startswith(PLUGIN_PREFIXES):
                 continue
             seen.add(name)
             if t.holds_at(name, pos):
