@@ -1041,3 +1041,51 @@ def test_ray_one_line_task_error_and_a_sentence_glued_to_the_type(catalog):
     crash = diagnose_text("LoRA训练train_ppo_ray时出现报错ValueError: There is no module or parameter named 'base_model' in "
                           "LlamaForCausalLM\n", catalog).crash
     assert crash.exception_type == "ValueError" and crash.message.startswith("There is no module")
+
+
+def test_native_stacks_panics_json_values_and_zoned_timestamps(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # SGLang's segfault banner over a native stack without sources, most recent call first: one segfault, its frames
+    crash = read("!!!!!!! Segfault encountered !!!!!!!", '  File "<unknown>", line 0, in gsignal',
+                 '  File "<unknown>", line 0, in cuEventQuery', '  File "<unknown>", line 0, in ucp_worker_arm').crash
+    assert crash.crash_class == "segfault" and crash.functions[-1] == "gsignal" and crash.functions[0] == "ucp_worker_arm"
+    # the same stack under Python's fatal-error line, a blank line between
+    crash = read("Fatal Python error: Segmentation fault", "", '  File "<unknown>", line 0, in pthread_kill',
+                 '  File "<unknown>", line 0, in cuEventQuery').crash
+    assert crash.message == "Fatal Python error: Segmentation fault" and "cuEventQuery" in crash.functions
+    # a Rust panic is a crash, its message the line after it
+    crash = read("thread 'actix-rt|system:0|arbiter:12' panicked at src/router.rs:463:40:",
+                 "called `Result::unwrap()` on an `Err` value").crash
+    assert crash is not None and "panicked at src/router.rs" in crash.message and "unwrap()" in crash.message
+    # an error inside a JSON value ends at its closing quote
+    crash = read('{"text":"","meta_info":{"finish_reason":{"type":"abort","message":"Decode transfer failed with exception '
+                 'KVTransferError(bootstrap_room=2170): Failed to get kvcache from prefill instance, it might be dead",'
+                 '"status_code":500,"err_type":null},"prompt_tokens":8}}').crash
+    assert crash.message == "Failed to get kvcache from prefill instance, it might be dead"
+    # an ISO timestamp with its zone written apart is a prefix: the next record is not glued to the message
+    crash = read('2025-10-24T17:12:08.363548947 +08:00 CST (APIServer pid=1) ERROR 10-24 17:12:08 [async_llm.py:480] '
+                 'vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.',
+                 '2025-10-24T17:12:08.366951828 +08:00 CST (APIServer pid=1) INFO:     127.0.0.1:39180 - "POST /v1/chat/completions '
+                 'HTTP/1.1" 500 Internal Server Error').crash
+    assert crash.process == "APIServer pid=1" and crash.message.endswith("for the root cause.")
+
+
+def test_a_cut_in_the_engines_plumbing_modules_names_no_rule_by_its_id(catalog):
+    # a traceback cut inside SGLang's model_runner.py is on every forward's path: a rule whose id says model-runner
+    # (the MLX backend's stub) is no candidate for it
+    log = records("[2025-10-02 10:00:00 TP0] ", "Scheduler hit an exception: Traceback (most recent call last):",
+                  '  File "/x/sglang/srt/managers/scheduler.py", line 2109, in run_batch',
+                  "    batch_result = self.model_worker.forward_batch_generation(",
+                  '  File "/x/sglang/srt/managers/tp_worker.py", line 250, in forward_batch_generation',
+                  "    logits_output, can_run_cuda_graph = self.model_runner.forward(",
+                  '  File "/x/sglang/srt/model_executor/model_runner.py", line 1990, in forward',
+                  "    output = self._forward_raw(")
+    ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
+    assert "mlx-model-runner-stub-missing-base-state" not in ids
+    # the whole message of another cause that opens with a rule's long literal is no fragment of that rule's message
+    line = ("(APIServer pid=1) ERROR 01-30 10:43:06 [repo_utils.py:65] Error retrieving safetensors: Repo id must be in the "
+            "form 'repo_name' or 'namespace/repo_name': '/m/Qwen3-8B'., retrying 1 of 2\n")
+    assert not [f for f in diagnose_text(line, catalog).findings if f.rule_id.startswith("runai-streamer")]
+    staged = line.replace("'/m/Qwen3-8B'.", "'/root/.cache/vllm/assets/model_streamer/3f2a9c1b'.")
+    assert [f for f in diagnose_text(staged, catalog).findings if f.rule_id.startswith("runai-streamer")]

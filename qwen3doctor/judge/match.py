@@ -357,11 +357,45 @@ def _python_wording(words: str) -> bool:
 
 
 def fragment_source(clause: Clause, text: str) -> str | None:
-    """The message pattern whose long literal a pasted fragment holds (the paste began or ended mid-message)."""
+    """The message pattern whose long literal a pasted fragment holds (the paste began or ended mid-message), and
+    whose text from that literal on fits what the fragment shows after it: the whole message of another cause
+    with the same opening words (`Repo id must be in the form ...: '/m/Qwen3-8B'` against a pattern that goes on
+    with a staging folder's path) is no fragment of this one."""
     for src, words in fragment_literals(clause):
-        if words in text:
+        at = text.find(words)
+        if at >= 0 and tail_fits(src, words, text, at):
             return src
     return None
+
+
+_TAILS: dict[tuple[str, str], Any] = {}
+
+
+def tail_fits(source: str, words: str, text: str, at: int) -> bool:
+    """The pattern's part from the literal on matches the text from there, or is cut off by the text's end. When
+    that part cannot be cut out of the pattern (the literal inside a group, a class), the literal alone decides."""
+    key = (source, words)
+    if key not in _TAILS:
+        _TAILS[key] = _tail_pattern(source, words)
+    tail = _TAILS[key]
+    if tail is None:
+        return True
+    try:
+        return tail.match(text, at, partial=True, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return True
+
+
+def _tail_pattern(source: str, words: str):
+    head = re.match(r"[A-Za-z0-9 _-]{5,}", words)
+    at = source.find(head.group(0)) if head else -1
+    if at < 0:
+        return None
+    flags = re.match(r"\(\?[a-zA-Z]+\)", source)
+    try:
+        return compile_pattern("message", (flags.group(0) if flags and at > 0 else "") + source[at:])
+    except Exception:  # (a literal inside a group: the cut leaves a closing bracket alone)
+        return None
 
 
 GENERIC_MARK = " (generic)"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
 from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, prose_crash
-from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals
+from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import later, phase_of, phase_of_frames, stopped_in
@@ -217,7 +217,7 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
         if clause.sources in seen:
             continue
         seen.add(clause.sources)
-        literals = [words for _, words in fragment_literals(clause) if words in whole]
+        literals = [(src, words) for src, words in fragment_literals(clause) if words in whole]
         # a whole pattern counts on pasted lines only when it says something specific (`bfloat16` alone does not)
         # (and never one that matches what every crash of a class says, whatever literal another branch holds)
         telling = {src for src, _ in fragment_literals(clause, MIN_TELLING, 0) if src not in clause.generic_sources}
@@ -228,7 +228,7 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
                 continue
             # (a telling pattern counts by what it matched, not by the branch that holds its long literal: a
             # `ninja|build|...|Capture cuda graph failed` must not take an environment listing's "debug build")
-            hit = any(words in text for words in literals) or any(
+            hit = any(words in text and tail_fits(src, words, text, text.find(words)) for src, words in literals) or any(
                 src in telling and _telling_match(pat, text) for pat, src in candidates(clause, text, text.lower()))
             if hit:
                 (singles if size == 1 else pairs)[n] = text

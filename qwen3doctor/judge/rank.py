@@ -253,6 +253,12 @@ def _words(text: str) -> set[str]:
 _PLATFORM_PATH = {"npu": "ascend", "rocm": "rocm", "xpu": "xpu", "tpu": "tpu", "maca": "metax", "musa": "musa"}
 
 
+# the engines' modules that run every request or every start-up step: a traceback cut in one of them is on
+# every cause's path, whatever a rule's id says (SGLang's model_runner.py, vLLM's gpu_model_runner.py, ...)
+PLUMBING_MODULES = frozenset({"model_runner", "gpu_model_runner", "tp_worker", "scheduler", "gpu_worker",
+                              "multiproc_executor", "async_llm", "core", "core_client", "serving_chat", "api_server"})
+
+
 def _module_of_cut(rule, scan: Scan) -> str | None:
     """A traceback cut above its exception line: the deepest engine module it stops in (its path), when that module's
     name (`spec_decode/eagle.py`) names a word of the rule's id (`eagle3-...`) or its package is one the id
@@ -273,6 +279,8 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
         # `radix_cache.py` is radix-cache-..., not any *-cache-*, `tp_worker_overlap_thread.py` no *-thread-*)
         # (a model's file, `models/qwen3_vl.py`, names the model, which the rule's family condition judges)
         for name in (package, stem):
+            if name in PLUMBING_MODULES:
+                continue  # every traceback of its phase stops in it: it names no cause (`mlx-model-runner-...`)
             if "_" in name.strip("_") and not (name is stem and package == "models"):
                 if f"-{name.strip('_').lower().replace('_', '-')}-" in f"-{rule.id}-":
                     return file

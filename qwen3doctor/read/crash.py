@@ -173,6 +173,10 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"terminate called after throwing an instance of .+", ("terminate called",)),
     (r"Fatal Python error: .+", ("Fatal Python",)),
     (r"Segmentation fault.*", ("Segmentation fault",)),
+    # SGLang's own segfault handler, over the native stack it prints most recent call first
+    (r"!{3,} ?Segfault encountered ?!{3,}", ("Segfault encountered",)),
+    # a Rust component's panic (SGLang's router / model gateway, a tokenizer binding): `thread 'x' panicked at src/f.rs:1:2:`
+    (r"^thread '[^']*' panicked at \S+", ("panicked at",)),
     (r"HSA_STATUS_ERROR\w*.*", ("HSA_STATUS",)),
     # the ROCm runtime's report of a kernel that touched an unmapped address (the HIP counterpart of CUDA's illegal
     # memory access): it aborts the process, often with no Python traceback at all
@@ -306,7 +310,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
     ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
     ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
-    ("segfault", r"Segmentation fault|SIGSEGV|SIGFPE|Floating point exception|Fatal Python error|core dumped|terminate called|corrupted size vs|"
+    ("segfault", r"Segmentation fault|Segfault encountered|SIGSEGV|SIGFPE|Floating point exception|Fatal Python error|core dumped|terminate called|corrupted size vs|"
                  r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
@@ -711,6 +715,10 @@ class CrashParser:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and (text[: m.start()].rstrip().endswith(":") or body.startswith("Assertion")):
             message = text  # keep "Exception: Capture cuda graph failed: ..." whole, and a kernel assert's file and kernel
+        if '{"' in text and '"' in message:
+            # a message inside a JSON value ends at its closing quote, not at the line's end (`..."message": "... it
+            # might be dead","status_code":500,...}`)
+            message = _JSON_VALUE_END.split(message, 1)[0]
         # read it as a traceback that lost its frames: the lines right after it may continue the message
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
                                     record=record, wraps=_wrapped(e) if e and exc_type == e.group("type") else "")
@@ -769,6 +777,17 @@ class CrashParser:
                         and before.process == last.process and last.line_no - before.last_line <= 3:
                     i, last = i - 1, before
                 self._crashes[i] = replace(last, frames=frames, native=last.native + tuple(tb.native),
+                                           last_line=max(last.last_line, tb.end))
+                return
+        if tb.frames and not tb.exc_type and not message and all(f.file == "<unknown>" for f in tb.frames):
+            # a native stack dumped as frame lines without a source (`File "<unknown>", line 0, in cuEventQuery`:
+            # SGLang's segfault handler, a C++ backtrace printer), most recent call first, right under the fatal
+            # signal it explains
+            last = self._last_crash_of(process)
+            if last is not None and not last.frames and last.crash_class == "segfault" \
+                    and 0 < tb.line_no - last.last_line <= 3:
+                i = len(self._crashes) - 1 - self._crashes[::-1].index(last)
+                self._crashes[i] = replace(last, frames=tuple(reversed(tb.frames)), native=last.native + tuple(tb.native),
                                            last_line=max(last.last_line, tb.end))
                 return
         if tb.headed and tb.frames and not tb.exc_type and not message:
@@ -899,6 +918,8 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
     return out
 
 
+# the closing quote of a JSON string value: an unescaped quote before the next key or the object's end
+_JSON_VALUE_END = re.compile(r'(?<!\\)"\s*(?:,\s*"[\w-]+"\s*:|\})')
 # what a one-line Ray task error says after the task's name and place
 _RAY_TASK_MESSAGE = re.compile(r"ray::[\w.]+\(\)\s*\(pid=\d+[^)]*\)\s*(?:failed\s*)?[:,]?\s*(?P<msg>\S.*)$")
 _EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,(])(?:{_DEVICE_ERROR})")

@@ -33,7 +33,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # Kubernetes / GitHub Actions / journald style leading timestamps; a Kubernetes node log (CRI) adds the stream
     # and a partial/full tag ("2026-01-01T00:00:00.000000000Z stdout F "); "date time:" and Python logging's
     # "date time - " forms too
-    ("timestamp", rf"{_TS}(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
+    # (a zone written apart, with or without its name: "2025-10-24T17:12:08.363544040 +08:00 CST ")
+    ("timestamp", rf"{_TS}(?: [+-]\d\d:?\d\d(?: [A-Z]{{2,5}})?)?(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
     # the same with the year's first digits lost where a selection began mid-word: "026-07-29 11:18:04: "
     ("timestamp-cut", r"\d{1,3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:\s?[:|] ?|\s+- |\s+)"),
     # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
