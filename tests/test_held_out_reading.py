@@ -1004,6 +1004,10 @@ def test_seventeenth_session_pastes(catalog):
                   "bug: GGML backend encountered an error 0.02.396.005 E CUDA error: out of memory")
     assert report.environment.get("runtime") == "llama.cpp" and not report.findings
     assert report.next_steps[0].startswith("This log is from llama.cpp")
+    # vLLM's CLI module run directly is a launch, its first bare word the model
+    env = read("python -m vllm.entrypoints.cli.main Qwen/Qwen3.5-35B-A3B-FP8 --tensor-parallel-size 2 --no-async-scheduling",
+               "RuntimeError: x").environment
+    assert (env.get("model"), env.get("tp"), env.get("engine")) == ("Qwen/Qwen3.5-35B-A3B-FP8", 2, "vllm")
     # a platform plugin's own variable is the plugin's to read: no "silently ignored" warning for it, as for a typo
     report = read("$ VLLM_ASCEND_ENABLE_NZ=0 VLLM_NOT_A_VAR=1 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2",
                   "INFO 10-02 10:00:00 [api_server.py:1896] vLLM API server version 0.11.0",

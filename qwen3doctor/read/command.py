@@ -32,7 +32,7 @@ SWITCH_PREFIXES = ("--enable-", "--disable-", "--no-")
 BOOL_WORDS = frozenset({"true", "false"})  # `--enable-chunked-prefill True`, as old vLLM releases took it
 # The words that start a server, before its first flag or model.
 LAUNCHERS = frozenset({"vllm", "serve", "-m", "sglang.launch_server", "vllm.entrypoints.openai.api_server",
-                       "sglang", "sgl-omni", "sglang.cli", "sglang_router.launch_server", "sglang.bench_latency",
+                       "vllm.entrypoints.cli.main", "sglang", "sgl-omni", "sglang.cli", "sglang_router.launch_server", "sglang.bench_latency",
                        "sglang.bench_one_batch", "sglang.bench_one_batch_server", "sglang.bench_offline_throughput"})
 _PYTHON = re.compile(r"python[\d.]*")
 # a model is a path or an id (`Qwen/Qwen3-8B`, `/models/qwen3`, `qwen3-8b`): a bare word of letters is prose
@@ -127,7 +127,8 @@ def read_command(command: str | list[str], *, launcher: bool = True) -> ServeCom
     lowered = " ".join(tokens[:4]).lower()
     engine = "sglang" if "sglang" in lowered or "sgl-omni" in lowered else "vllm"
     launcher_end = _launcher_end(tokens) if launcher else 0
-    positional_model = "serve" in tokens[:launcher_end]
+    # (vLLM's CLI module run directly takes the model first: `python -m vllm.entrypoints.cli.main <model> ...`)
+    positional_model = "serve" in tokens[:launcher_end] or "vllm.entrypoints.cli.main" in tokens[:launcher_end]
     i = launcher_end
     flags: list[Flag] = []
     model, model_index = None, None

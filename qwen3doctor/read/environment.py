@@ -126,6 +126,8 @@ _NON_DEFAULT = re.compile(r"non-default args: (?P<d>\{.*\})")
 _SERVER_ARGS = re.compile(r"server_args=ServerArgs\((?P<a>.*)\)?")
 _SERVE = re.compile(
     r"(?:^|[\s;&|$#>\[('\"`])(?P<cmd>(?:[\w./-]*python[\d.]*\s+-m\s+)?(?:vllm\.entrypoints\.openai\.api_server|vllm\s+serve|"
+    # (vLLM's CLI module run directly: `python -m vllm.entrypoints.cli.main [serve] <model> ...`)
+    r"vllm\.entrypoints\.cli\.main|"
     # (SGLang's benchmark entry points take the server's arguments: `python -m sglang.bench_one_batch --model-path ...`)
     r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server|"
     r"sglang\.bench_(?:latency|one_batch|one_batch_server|offline_throughput))\b.*)"
