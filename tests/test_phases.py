@@ -139,3 +139,28 @@ def test_steps_of_phases_and_frames():
     assert step_of("compiling the model (torch.compile)") is None and step_of(None) is None
     assert steps_of_frames(["validate_parsed_serve_args", "capture_model", "fi_chunk_gated_delta_rule"]) == {ARGUMENTS, CAPTURING}
     assert steps_of_frames(["_compute_mrope_positions"]) == frozenset()
+
+
+def test_repacking_after_the_checkpoint_is_read_is_still_loading_and_a_reload_is_no_start_up(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+    from qwen3doctor.read.phases import LOADING, step_of
+
+    tag = "(EngineCore pid=47773) ERROR 03-25 14:45:31 [core.py:1099] "
+    log = ("(EngineCore pid=47773) INFO 03-25 14:45:30 [default_loader.py:291] Loading weights took 12.40 seconds\n"
+           + "".join(tag + line + "\n" for line in (
+               "Traceback (most recent call last):",
+               '  File "/v/vllm/model_executor/model_loader/base_loader.py", line 60, in load_model',
+               "    process_weights_after_loading(model, model_config, target_device)",
+               '  File "/v/vllm/model_executor/layers/utils.py", line 230, in dispatch_cpu_unquantized_gemm',
+               "    N, K = layer.weight.size()",
+               "ValueError: too many values to unpack (expected 2)")))
+    crash = diagnose_text(log, catalog).crash
+    assert crash.during.startswith("processing the weights") and step_of(crash.during) == LOADING
+    reload = "".join(line + "\n" for line in (
+        "Traceback (most recent call last):",
+        '  File "/v/vllm/v1/worker/gpu_worker.py", line 700, in reload_weights',
+        "    self.model_runner.reload_weights()",
+        '  File "/v/vllm/model_executor/models/qwen3.py", line 500, in load_weights',
+        "    return loader.load_weights(weights)",
+        "AttributeError: 'Parameter' object has no attribute 'weight_loader'"))
+    assert diagnose_text(reload, catalog).crash.during.startswith("updating the weights of a running server")

@@ -18,6 +18,8 @@ ARGUMENTS = "checking the serve arguments (before the engine started)"
 # labels of the steps between those, some with figures filled in (their fixed part names the step)
 CHECKPOINT = "loading the checkpoint (shard {done} of {total} loaded)"
 WEIGHTS_LOADED = "processing the weights (all {total} checkpoint shards loaded)"
+WEIGHTS_READ = "processing the weights (the checkpoint is read; repacking and quantizing follow)"
+UPDATING = "updating the weights of a running server (a trainer's sync, a reload)"
 KV_SETUP = "setting up the KV cache and attention (before CUDA graph capture)"
 WARMING = "warming up after CUDA graph capture"
 # (label, pattern), in the order a start-up goes through them; the label may name groups of the match
@@ -25,8 +27,10 @@ PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(patte
     (CHECKPOINT,
      r"Loading (?:safetensors |pt |bin |gguf )?checkpoint shards:\s*\d+% Completed \| (?P<done>\d+)/(?P<total>\d+)"),
     (LOADING, r"Starting to load model |Load weight begin|Loading model weights(?! took)|Loading weights with"),
+    # (vLLM logs the checkpoint's read time before process_weights_after_loading repacks it: still loading)
+    (WEIGHTS_READ, r"Loading (?:model )?weights took"),
     (SIZING,
-     r"Loading (?:model )?weights took|Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
+     r"Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
     ("compiling the model (torch.compile)", r"Compiling a graph for (?:dynamic|compile range)|Dynamo bytecode transform time"),
     (KV_SETUP,
      r"KV Cache is allocated|Memory pool end\b|GPU KV cache size:"),
@@ -72,6 +76,10 @@ def phase_of(text: str) -> str | None:
 # the engine steps a traceback passes through, for a crash with no phase line before it (a paste of the traceback
 # alone): checked in this order, since a start-up step calls the same forward pass that serving does
 _FRAME_PHASES = (
+    # a running server taking new weights runs the loader again: not its start-up
+    (UPDATING, frozenset((
+        "reload_weights", "update_weights_from_tensor", "update_weights_from_disk", "update_weights_from_distributed",
+        "_update_weights_from_flattened_bucket", "update_named_param", "_move_model_to_vllm", "wake_up"))),
     (CAPTURING, frozenset((
         "capture_model", "capture", "capture_one_batch_size", "init_cuda_graphs", "_capture_cudagraphs",
         "capture_graph", "init_device_graphs", "compile_or_warm_up_model"))),
@@ -108,7 +116,8 @@ def step_of(phase: str | None) -> str | None:
     while sizing, the warm-up follows capture), or None (torch.compile, importing, no phase)."""
     if not phase:
         return None
-    for label, step in ((CHECKPOINT, LOADING), (WEIGHTS_LOADED, LOADING), (KV_SETUP, SIZING), (WARMING, CAPTURING)):
+    for label, step in ((CHECKPOINT, LOADING), (WEIGHTS_LOADED, LOADING), (WEIGHTS_READ, LOADING), (KV_SETUP, SIZING),
+                        (WARMING, CAPTURING)):
         if phase.startswith(label.split("{", 1)[0]):
             return step
     return phase if phase in STEPS else None
@@ -117,7 +126,7 @@ def step_of(phase: str | None) -> str | None:
 def steps_of_frames(functions) -> frozenset[str]:
     """Every step whose engine functions are among `functions` (a rule's frames may name several)."""
     names = set(functions)
-    return frozenset(label for label, steps in _FRAME_PHASES if names & steps)
+    return frozenset(label for label, steps in _FRAME_PHASES if names & steps and label in STEPS)
 
 
 def step_frames(phase: str) -> frozenset[str]:
