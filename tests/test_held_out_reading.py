@@ -1008,6 +1008,22 @@ def test_seventeenth_session_pastes(catalog):
     env = read("python -m vllm.entrypoints.cli.main Qwen/Qwen3.5-35B-A3B-FP8 --tensor-parallel-size 2 --no-async-scheduling",
                "RuntimeError: x").environment
     assert (env.get("model"), env.get("tp"), env.get("engine")) == ("Qwen/Qwen3.5-35B-A3B-FP8", 2, "vllm")
+    # a family named without a checkpoint, a DGX Spark, an Atlas card, a folder named after a release
+    env = read("GDN gather out of bounds with prefix caching (DFlash, DGX Spark sm_121a, Qwen3.6 hybrid)",
+               "torch.AcceleratorError: CUDA error: device-side assert triggered").environment
+    assert (env.get("family"), env.get("compute_capability")) == ("qwen3.5", "12.1")
+    assert read("Atlas 300I Duo: Qwen3-32B-w8a8sc will not start", "AssertionError").environment.get("platform") == "npu"
+    env = read(r'  File "C:\Users\me\Downloads\vllm_0.25\venv312\Lib\site-packages\vllm\v1\executor\abstract.py", '
+               "line 147, in determine_available_memory", "RuntimeError: x").environment
+    assert env.get("engine_version") is None
+    # a FlashInfer cause is no candidate on a platform that never loads FlashInfer
+    report = read("INFO 05-01 10:00:00 [__init__.py:207] Platform plugin ascend is activated",
+                  "RuntimeError: FlashInfer requires GPUs with sm75 or higher")
+    assert not any(f.rule_id.startswith("flashinfer-") and f.confidence != "low" for f in report.findings)
+    # a CUDA driver call's failure reported by a native library is a crash line
+    crash = read("[torch_memory_saver.cpp] CUresult error  result=1 file=csrc/torch_memory_saver.cpp func=resume line=214",
+                 "Child process unexpectedly failed with an exit code 256. pid=97721").crash
+    assert crash is not None and crash.message.startswith("CUresult error")
     # a platform plugin's own variable is the plugin's to read: no "silently ignored" warning for it, as for a typo
     report = read("$ VLLM_ASCEND_ENABLE_NZ=0 VLLM_NOT_A_VAR=1 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2",
                   "INFO 10-02 10:00:00 [api_server.py:1896] vLLM API server version 0.11.0",

@@ -445,6 +445,13 @@ def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evi
     return Evidence(clause, UNKNOWN, f"{where} {names}", wants=names)
 
 
+# kernel libraries that exist for NVIDIA GPUs only (a rule's id names the library its cause lives in; not DeepEP,
+# which Ascend ports), and the
+# platforms that never load them
+CUDA_LIBRARIES = ("flashinfer", "deepgemm", "cutlass", "marlin", "trtllm", "cudnn", "nvfp4")
+NO_CUDA_LIBRARIES = ("npu", "xpu", "cpu", "tpu", "metal")
+
+
 def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
     env = scan.environment
     w = rule.when
@@ -513,6 +520,12 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         plat = env.get("platform")
         out.append(_condition("when.platform", plat, lambda p: p in w["platform"], f"platform {plat}",
                               f"platform is {plat}", "platform not in the log"))
+    elif env.get("platform") in NO_CUDA_LIBRARIES and any(lib in rule.id.split("-") for lib in CUDA_LIBRARIES):
+        # a cause inside a CUDA-only kernel library (FlashInfer, DeepGEMM, CUTLASS, ...) cannot be a crash of a
+        # platform that does not load it (an Ascend NPU, Intel XPU, a CPU, a TPU, Apple silicon)
+        plat = env.get("platform")
+        out.append(Evidence("when.platform", MISS, f"platform is {plat}; this cause lives in a CUDA-only library",
+                            wants="cuda"))
     if "flags" in w:
         out.append(_flags_condition("when.flags", w["flags"], env, wanted=True))
     if "not_flags" in w:

@@ -173,6 +173,9 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"terminate called after throwing an instance of .+", ("terminate called",)),
     (r"Fatal Python error: .+", ("Fatal Python",)),
     (r"Segmentation fault.*", ("Segmentation fault",)),
+    # a CUDA driver call's failure as a native library reports it (torch_memory_saver's
+    # `[torch_memory_saver.cpp] CUresult error  result=1 file=... func=resume line=214`)
+    (r"CUresult error\s+result=\d+.*", ("CUresult error",)),
     # SGLang's own segfault handler, over the native stack it prints most recent call first
     (r"!{3,} ?Segfault encountered ?!{3,}", ("Segfault encountered",)),
     # a Rust component's panic (SGLang's router / model gateway, a tokenizer binding): `thread 'x' panicked at src/f.rs:1:2:`

@@ -111,7 +111,8 @@ _ENGINE_CONFIG = re.compile(
 )
 # also an image tag or install folder that names the release: `runner:cann8.2-310p-vllm0.10.0`, `venvs/vllm-v0-10-0/`
 _VLLM_VERSION = re.compile(
-    r"vLLM API server version (?P<v>\S+)|\bvllm(?:\s+version)?(?:[=\s:`'_-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
+    # (not a folder named after a release, `C:\\Downloads\\vllm_0.25\\venv`: what it holds may be any build)
+    r"vLLM API server version (?P<v>\S+)|\bvllm(?:\s+version)?(?:[=\s:`'_-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)(?![\w.+-]*[\\/])|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
@@ -145,6 +146,8 @@ _YAML_FLOW = re.compile(r"^\s*-?\s*[\"']?(?:command|args|entrypoint|cmd)[\"']?\s
 # a class of the model's own code named in a message (`'Qwen3MoeConfig' object has no attribute ...`): which
 # suffixes make a model class is vocab.family_of_class's to say
 _QWEN_CLASS = re.compile(r"\bQwen3\w+")
+# a family named without a checkpoint (`Qwen3.6 hybrid`, `Qwen3-Next with MTP`): the family, as a last resort
+_FAMILY_WORD = re.compile(r"(?<![\w/.-])Qwen3(?:\.\d|-Next|-VL|-Omni|-Coder-Next|-Coder|-ASR|-TTS)(?![\w.]|-\d)")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
@@ -153,7 +156,7 @@ _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
     r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB|AC))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
-    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?9[15]0\w*)"
+    r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?9[15]0\w*|(?<![\w-])DGX Spark\b)"
 )
 # the words that make a chip or a compute capability what something was built for or needs, not the device it ran
 # on (CANN's `the socversion Ascend910B1 of the kernel package ...`, `built for NVIDIA H100`, `requires sm_90`)
@@ -226,7 +229,7 @@ _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
-_NPU_HINT = re.compile(r"Ascend|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
+_NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
                        r"\bACL graph\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend", re.I)
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
@@ -571,6 +574,10 @@ class EnvCollector:
         ml = _MODEL_LINE.match(text) if ":" in text or "=" in text or "：" in text else None
         if ml and re.search(r"[A-Za-z]{2}", ml.group("m")):
             self.put("model", ml.group("m"), "log: environment listing (model)", P_HINT)
+        if "family_mention" not in self._facts and "Qwen" in text:
+            fm = _FAMILY_WORD.search(text)
+            if fm:
+                self.put("family_mention", fm.group(0), "log: model family mentioned", P_GUESS)
         mid = _MODEL_ID.search(text if "models--" not in text else _HF_CACHE.sub(r"\1/\2", text))
         if mid:
             old = self._facts.get("model_mention")
@@ -964,6 +971,10 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
             fam = vocab.family_of_class(str(out["model_class"].value))
             if fam:
                 out["family"] = Fact(fam, out["model_class"].source)
+        if not fam and "family_mention" in out:
+            fam = vocab.family_of_model(str(out["family_mention"].value))
+            if fam:
+                out["family"] = Fact(fam, out["family_mention"].source)
     if "quantization" not in out:
         quant = None
         if "quantization_method" in out:
