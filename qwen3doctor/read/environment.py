@@ -111,8 +111,9 @@ _ENGINE_CONFIG = re.compile(
 )
 # also an image tag or install folder that names the release: `runner:cann8.2-310p-vllm0.10.0`, `venvs/vllm-v0-10-0/`
 _VLLM_VERSION = re.compile(
-    # (not a folder named after a release, `C:\\Downloads\\vllm_0.25\\venv`: what it holds may be any build)
-    r"vLLM API server version (?P<v>\S+)|\bvllm(?:\s+version)?(?:[=\s:`'_-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)(?![\w.+-]*[\\/])|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
+    # (not a Windows folder named after a release, `C:\Downloads\vllm_0.25\venv`: what it holds may be any build;
+    # an egg's folder, `vllm-0.11.1rc6...cpu-py3.12-linux-x86_64.egg/vllm/`, is the installed distribution)
+    r"vLLM API server version (?P<v>\S+)|\bvllm(?:\s+version)?(?:[=\s:`'_-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)(?![\w.+-]*\\)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
