@@ -1109,3 +1109,31 @@ def test_a_cut_in_the_engines_plumbing_modules_names_no_rule_by_its_id(catalog):
     assert not [f for f in diagnose_text(line, catalog).findings if f.rule_id.startswith("runai-streamer")]
     staged = line.replace("'/m/Qwen3-8B'.", "'/root/.cache/vllm/assets/model_streamer/3f2a9c1b'.")
     assert [f for f in diagnose_text(staged, catalog).findings if f.rule_id.startswith("runai-streamer")]
+
+
+def test_tenth_round_reading(catalog):
+    def read(*lines):
+        return diagnose_text("\n".join(lines) + "\n", catalog)
+    # torch.compile's own refusal is a compile failure, a CUDA runtime status a CUDA error: no "unsupported model"
+    assert read("torch._dynamo.exc.Unsupported: torch.* op returned non-Tensor").crash.crash_class == "compile"
+    assert read("torch.AcceleratorError: CUDA error: OS call failed or operation not supported on this OS").crash.crash_class \
+        == "cuda-error"
+    # an Intel GPU from sycl-ls's Level Zero devices or the build target; its listing tool in the next steps
+    report = read("[level_zero:gpu][level_zero:0] Intel(R) oneAPI Unified Runtime over Level-Zero V2, Intel(R) Graphics [0xe223]",
+                  "RuntimeError: boom")
+    assert report.environment.get("platform") == "xpu" and any("xpu-smi" in s for s in report.next_steps)
+    assert read("VLLM_TARGET_DEVICE=xpu", "RuntimeError: x").environment.get("platform") == "xpu"
+    # a model served from a folder (`--model .`) takes its family from the name it is served under
+    env = read("(APIServer pid=1) INFO 03-06 10:56:46 [utils.py:223] non-default args: {'model': '.', "
+               "'served_model_name': ['Qwen3-VL-2B-Instruct'], 'enforce_eager': True}", "RuntimeError: x").environment
+    assert (env.get("model"), env.get("family")) == (".", "qwen3-vl")
+    # a crash while profiling memory ran the model's class: the release index's "cannot load" is no finding then
+    tag = "(Worker_TP0 pid=5399) ERROR 04-25 19:54:03 [multiproc_executor.py:822] "
+    log = ("vllm serve /llm/models/Qwen3.6-35B-A3B --tensor-parallel-size 4\nvLLM API server version 0.14.0\n"
+           + records(tag, "Traceback (most recent call last):",
+                     '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 300, in determine_available_memory',
+                     "    self.model_runner.profile_run()",
+                     '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 4000, in profile_run',
+                     "    self._dummy_run(self.max_num_tokens)",
+                     "RuntimeError: oneCCL: ze_handle_manager.cpp:226 get_ptr: EXCEPTION: unknown memory type"))
+    assert "vllm-too-old-for-architecture" not in [f.rule_id for f in diagnose_text(log, catalog).findings]

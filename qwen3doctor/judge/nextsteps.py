@@ -42,6 +42,13 @@ BY_CLASS = {
     "weight-loading": [
         "Check that the checkpoint matches the engine version and quantization method (config.json quantization_config).",
     ],
+    "compile": [
+        "Run once without compilation (--enforce-eager or -O0 on vLLM, without --enable-torch-compile / piecewise CUDA "
+        "graphs on SGLang): if it starts, the crash is in torch.compile's tracing of the model, not in the model.",
+    ],
+    "cuda-error": [
+        "Rerun with CUDA_LAUNCH_BLOCKING=1 so the traceback stops at the call that failed, not a later one.",
+    ],
     "version-mismatch": [
         "Compare the installed engine, transformers and torch versions with what the model card asks for (`qwen3doctor env`).",
     ],
@@ -340,6 +347,8 @@ def _missing_facts(env: Environment) -> list[tuple[str, str]]:
     if env.get("model") is None and env.get("family") is None:
         out.append(("model", "the serve command with the model"))
     if env.get("gpu") is None:
-        tool = {"npu": "the NPU (`npu-smi info`)", "rocm": "the GPU (`rocm-smi` or `amd-smi`)"}
+        tool = {"npu": "the NPU (`npu-smi info`)", "rocm": "the GPU (`rocm-smi` or `amd-smi`)",
+                "xpu": "the Intel GPU (`xpu-smi discovery` or `sycl-ls`)", "cpu": "the CPU (`lscpu`)",
+                "metal": "the Mac (`system_profiler SPHardwareDataType`)", "tpu": "the TPU type and topology"}
         out.append(("gpu", tool.get(str(env.get("platform")), "the GPU (`nvidia-smi`)")))
     return out

@@ -36,7 +36,7 @@ from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rul
 from .rank import SEEN, confirm_note, fixes_for, rank_key, score
 from .fingerprint import is_engine_file
 from ..versions import parse_version
-from ..read.phases import SERVING, phase_of, phase_of_frames, step_frames
+from ..read.phases import CAPTURING, SERVING, SIZING, phase_of, phase_of_frames, step_frames, step_of
 
 WARNING, POSSIBLE, NOTE = "warning", "possible", "note"
 LAUNCHERS = {
@@ -579,7 +579,8 @@ def _served(crash) -> bool:
     # the model's own forward ran in one of the engine's model files: whatever release the banner names (a fork that
     # backports a model keeps its base version), this build has the class
     in_model = any(f.function == "forward" and "/models/" in f.file and is_engine_file(f.file) for f in crash.frames)
-    return phase == SERVING or in_model
+    # (so did a crash after the weights loaded: profiling memory or capturing graphs runs the model's class)
+    return step_of(phase) in (SIZING, CAPTURING, SERVING) or in_model
 
 
 def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:

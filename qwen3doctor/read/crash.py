@@ -320,6 +320,10 @@ CLASSES: tuple[tuple[str, str], ...] = (
     # a JIT build stopped by the compiler (FlashInfer, DeepGEMM, Triton's launcher, torch's cpp_extension)
     ("build-failure", r"\.(?:cu|cuh|cpp|cc|c|h|hpp)(?:\(\d+\)|:\d+:\d+): (?:fatal )?error: |^fatal error: .*No such file|"
                       r"errors? detected in the compilation of|Ninja build failed|ninja: build stopped|Error building extension"),
+    # torch.compile refusing or failing to trace / compile the model (its `Unsupported` is no unsupported model)
+    ("compile", r"torch\._dynamo\.exc\.|torch\._inductor\.exc\.|InductorError|BackendCompilerFailed"),
+    # any other CUDA runtime or library status (`CUDA error: operation not supported on this OS` is the runtime's)
+    ("cuda-error", r"CUDA error: |\bcudaError\w+|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|CUresult error"),
     ("unsupported-model", r"not supported|Unsupported|does not support|is not supported|not validated"),
     # (an attribute a module or a class of another component lacks; not a None or a plain value that reached code
     # expecting an object)

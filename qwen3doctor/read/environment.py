@@ -199,7 +199,7 @@ _CONFIG_FACTS = {
     "max_model_len": "max_model_len", "context_length": "max_model_len", "max_num_seqs": "max_num_seqs",
     "max_running_requests": "max_num_seqs", "dtype": "dtype", "quantization": "quantization_method",
     "kv_cache_dtype": "kv_cache_dtype", "speculative_algorithm": "speculative", "speculative_config": "speculative",
-    "model": "model", "model_path": "model",
+    "model": "model", "model_path": "model", "served_model_name": "served_model_name",
 }
 # (and the one-line form of 0.16, `vLLM server version 0.16.0, serving model Qwen/Qwen3-8B`)
 _BANNER = re.compile(r"(?:█.*|vLLM server )\bversion\s+v?(\d+\.\d+[\w.+-]*?),?(?:\s|$)")
@@ -226,6 +226,9 @@ _OTHER_RUNTIME = (
     ("Ollama", re.compile(r"\blevel=(?:ERROR|WARN|INFO) source=\S+\.go:\d+|\bollama (?:runner|serve)\b")),
     ("TGI", re.compile(r"\btext_generation_(?:launcher|router|server)\b")),
 )
+# Intel GPUs: the build target, Level Zero devices as sycl-ls lists them, Intel's runtime error records
+_XPU_HINT = re.compile(r"\bVLLM_TARGET_DEVICE=xpu\b|^\[level_zero:gpu\]|\bUR_RESULT_ERROR_\w+|\bintel_extension_for_pytorch\b|"
+                       r"\bxpu-smi\b")
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
@@ -728,6 +731,8 @@ class EnvCollector:
             self.put("platform", "npu", "log", P_HINT)
         elif "Maca" in text and "flash attention" in text:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
+        elif _XPU_HINT.search(text):
+            self.put("platform", "xpu", "log: an Intel GPU", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
         elif _METAL_HINT.search(text):
@@ -796,6 +801,8 @@ class EnvCollector:
             key, value = key.strip(), _unquote(value)
             if not key:
                 continue
+            if key == "served_model_name" and value.startswith("["):
+                value = _unquote(value.strip("[]").split(",")[0].strip())  # (a list of names: the first)
             if key in _CONFIG_FACTS and value.lower() not in _FALSY:
                 fact = _CONFIG_FACTS[key]
                 self.put(fact, _number(value), source, P_CONFIG)
@@ -960,6 +967,12 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
             fam = vocab.family_of_architecture(str(out["architecture"].value))
             if fam:
                 out["family"] = Fact(fam, "log: architecture " + str(out["architecture"].value))
+        if not fam and "served_model_name" in out and model is not out["served_model_name"]:
+            # (a local folder, `--model .`, says nothing; the name it is served under often does)
+            served = out["served_model_name"].value
+            fam = vocab.family_of_model(str(served[0] if isinstance(served, (list, tuple)) and served else served))
+            if fam:
+                out["family"] = Fact(fam, out["served_model_name"].source + " (served model name)")
         if not fam and "model_mention" in out and model is not out["model_mention"]:
             fam = vocab.family_of_model(str(out["model_mention"].value))
             if fam:
