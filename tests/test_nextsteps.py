@@ -165,3 +165,17 @@ def test_the_engines_own_launch_carries_the_advised_setting(catalog):
            'AssertionError: the hybrid cache needs a page size of 64. Set SGLANG_MAMBA_PAGE_SIZE=64 to continue\n')
     step = diagnose_text(log, catalog).next_steps[0]
     assert "`SGLANG_MAMBA_PAGE_SIZE=64 python -m sglang.launch_server ...`" in step and "vllm serve" not in step
+
+
+def test_what_a_message_forbids_is_not_advice():
+    from qwen3doctor.judge.nextsteps import own_advice
+    from qwen3doctor.model import Crash
+
+    def advice(message):
+        return own_advice(Crash("error", "RuntimeError", message, None, 1), "vllm")
+    assert advice("Remote engine 1 must not use --headless in external or hybrid dp lb mode") == []
+    assert advice("Do not use --enable-expert-parallel with this model") == []
+    # a word of the sentence after the flag is not its value; a real value is kept
+    assert advice("Remote engine 1 must use --headless unless in internal mode")[0].startswith(
+        "The error's own message asks for `--headless`:")
+    assert "`--max-model-len 4096`" in advice("try passing --max-model-len 4096 instead")[0]

@@ -106,6 +106,10 @@ _ADVISED_KNOB = re.compile(r"\b(?P<verb>[Ii]ncreas|[Dd]ecreas|[Rr]educ|[Ll]ower|
                           r"`?(?P<knob>(?:--)?[a-z]+(?:[_-][a-z]+)+)`?")
 # a keyword argument the message asks for (`trust_remote_code=True`): the serve command's flag of that name
 _ADVISED_ARG = re.compile(r"\b(?:[Pp]ass|[Ss]et)\s+(?:the\s+)?(?:argument\s+|option\s+)?`?(?P<arg>[a-z]+(?:_[a-z]+)+)=(?:True|true)\b")
+# a negation right before the advising verb, and words of the sentence that follow a flag (not its value)
+_NEGATED = re.compile(r"\b(?:not|never|n't|cannot|can't|don't|do not|must not)\s+(?:be\s+)?$", re.I)
+_PROSE = frozenset({"in", "on", "to", "with", "for", "and", "or", "the", "a", "an", "if", "when", "unless", "instead",
+                    "is", "as", "at", "by", "of", "from", "mode", "together"})
 _VERB = {"increas": "increase", "decreas": "decrease", "reduc": "reduce", "lower": "lower", "rais": "raise"}
 
 
@@ -124,7 +128,10 @@ def own_advice(crash, engine: str | None = None) -> list[str]:
         steps.append(f"The error's own message asks for `{setting}`: set it in the server's environment "
                      f"(`{setting} {launch}`, `docker run -e {setting} ...`) and start again.")
     for m in _ADVISED_FLAG.finditer(text):
-        flag = m.group("flag") + (f" {m.group('value').rstrip('.')}" if m.group("value") else "")
+        if _NEGATED.search(text, max(0, m.start() - 24), m.start()):
+            continue  # "must not use --headless in ...": what the message forbids, not what it asks for
+        value = m.group("value") if m.group("value") and m.group("value").lower() not in _PROSE else None
+        flag = m.group("flag") + (f" {value.rstrip('.')}" if value else "")
         steps.append(f"The error's own message asks for `{flag}`: add it to the serve command and start again.")
     for m in _ADVISED_ARG.finditer(text):
         flag = "--" + m.group("arg").replace("_", "-")
