@@ -1137,3 +1137,12 @@ def test_tenth_round_reading(catalog):
                      "    self._dummy_run(self.max_num_tokens)",
                      "RuntimeError: oneCCL: ze_handle_manager.cpp:226 get_ptr: EXCEPTION: unknown memory type"))
     assert "vllm-too-old-for-architecture" not in [f.rule_id for f in diagnose_text(log, catalog).findings]
+
+
+def test_a_container_runtime_refusal_is_a_crash_of_its_own_class(catalog):
+    report = diagnose_text("  Warning  Failed   7s    kubelet  Error: failed to create containerd task: failed to create shim "
+                           "task: OCI runtime create failed: could not apply required modification to OCI specification: "
+                           "error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n",
+                           catalog)
+    assert report.crash.crash_class == "container-runtime"
+    assert any("Container Toolkit" in s for s in report.next_steps)

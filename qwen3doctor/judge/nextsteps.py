@@ -42,6 +42,11 @@ BY_CLASS = {
     "weight-loading": [
         "Check that the checkpoint matches the engine version and quantization method (config.json quantization_config).",
     ],
+    "container-runtime": [
+        "The container never started, so the engine never ran: check the NVIDIA Container Toolkit on the host "
+        "(`nvidia-ctk --version`, `nvidia-smi` on the host) and how the runtime is told to hand GPUs over (the "
+        "`--gpus` / `--runtime=nvidia` options, or the CDI spec `nvidia-ctk cdi generate` writes).",
+    ],
     "compile": [
         "Run once without compilation (--enforce-eager or -O0 on vLLM, without --enable-torch-compile / piecewise CUDA "
         "graphs on SGLang): if it starts, the crash is in torch.compile's tracing of the model, not in the model.",

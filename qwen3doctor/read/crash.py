@@ -173,6 +173,11 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"terminate called after throwing an instance of .+", ("terminate called",)),
     (r"Fatal Python error: .+", ("Fatal Python",)),
     (r"Segmentation fault.*", ("Segmentation fault",)),
+    # the container runtime refusing to start the server's container (the GPU could not be given to it):
+    # `OCI runtime create failed: ... failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all`,
+    # `could not select device driver "" with capabilities: [[gpu]]`
+    (r"OCI runtime create failed: .+|could not select device driver .+ with capabilities: .+",
+     ("OCI runtime create failed", "could not select device driver")),
     # a CUDA driver call's failure as a native library reports it (torch_memory_saver's
     # `[torch_memory_saver.cpp] CUresult error  result=1 file=... func=resume line=214`)
     (r"CUresult error\s+result=\d+.*", ("CUresult error",)),
@@ -320,6 +325,9 @@ CLASSES: tuple[tuple[str, str], ...] = (
     # a JIT build stopped by the compiler (FlashInfer, DeepGEMM, Triton's launcher, torch's cpp_extension)
     ("build-failure", r"\.(?:cu|cuh|cpp|cc|c|h|hpp)(?:\(\d+\)|:\d+:\d+): (?:fatal )?error: |^fatal error: .*No such file|"
                       r"errors? detected in the compilation of|Ninja build failed|ninja: build stopped|Error building extension"),
+    # the container runtime refusing the server's container (no GPU could be handed to it): the engine never ran
+    ("container-runtime", r"OCI runtime create failed|could not select device driver|failed to inject CDI devices|"
+                          r"nvidia-container-cli: "),
     # torch.compile refusing or failing to trace / compile the model (its `Unsupported` is no unsupported model)
     ("compile", r"torch\._dynamo\.exc\.|torch\._inductor\.exc\.|InductorError|BackendCompilerFailed"),
     # any other CUDA runtime or library status (`CUDA error: operation not supported on this OS` is the runtime's)
