@@ -1146,3 +1146,10 @@ def test_a_container_runtime_refusal_is_a_crash_of_its_own_class(catalog):
                            catalog)
     assert report.crash.crash_class == "container-runtime"
     assert any("Container Toolkit" in s for s in report.next_steps)
+
+
+def test_a_failed_child_command_is_generic(catalog):
+    # a pip install a platform ran for the model is no FlashInfer JIT build: CalledProcessError's wording is shared
+    report = diagnose_text("subprocess.CalledProcessError: Command '['/usr/local/bin/uv', 'pip', 'install', "
+                           "'vllm==0.19.0+cu130']' returned non-zero exit status 2.\n", catalog)
+    assert not any(f.confidence != "low" for f in report.findings)

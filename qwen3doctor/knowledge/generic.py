@@ -40,6 +40,8 @@ GENERIC_MESSAGES = (
     "TypeError: 'NoneType' object is not subscriptable",
     "TypeError: 'NoneType' object is not iterable",
     "IndexError: list index out of range",
+    # Python's report of any child command that failed (a build, a pip install, a launcher's step)
+    "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
     # torch's own words for two tensors whose shapes disagree, raised by any op of any layer
     "RuntimeError: The size of tensor a (4) must match the size of tensor b (8) at non-singleton dimension 0",
     "RuntimeError: shape '[8192, -1, 128]' is invalid for input of size 4194304",
