@@ -1153,3 +1153,11 @@ def test_a_failed_child_command_is_generic(catalog):
     report = diagnose_text("subprocess.CalledProcessError: Command '['/usr/local/bin/uv', 'pip', 'install', "
                            "'vllm==0.19.0+cu130']' returned non-zero exit status 2.\n", catalog)
     assert not any(f.confidence != "low" for f in report.findings)
+
+
+def test_pip_show_of_any_listed_package_and_a_bare_timeout(catalog):
+    env = diagnose_text("Name: flashinfer-python\nVersion: 0.6.14\nRuntimeError: x\n", catalog).environment
+    assert env.get("flashinfer") == "0.6.14"
+    # an asyncio timeout carries no message: the line is whole, not cut
+    crash = diagnose_text("asyncio.exceptions.TimeoutError\n", catalog).crash
+    assert crash.exception_type.endswith("TimeoutError") and not crash.message_cut

@@ -116,7 +116,8 @@ _EMBEDDED = re.compile(rf"(?:^|[\s:'\"(])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:
                        r"(?::\s?|\(['\"])(?P<msg>\S.*)$")
 # exception types that are usually raised without a message (an `assert` with no text)
 _BARE_TYPES = {"AssertionError", "StopIteration", "KeyboardInterrupt", "SystemExit", "NotImplementedError",
-               "CancelledError", "asyncio.CancelledError", "EOFError"}
+               "CancelledError", "asyncio.CancelledError", "EOFError", "TimeoutError", "asyncio.TimeoutError",
+               "asyncio.exceptions.TimeoutError", "asyncio.exceptions.CancelledError"}
 # in a traceback, a dotted CapWords name is an exception line even without Error in it
 # (triton.runtime.errors.OutOfResources, torch._dynamo.exc.Unsupported)
 _DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")

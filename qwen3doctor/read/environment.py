@@ -641,11 +641,14 @@ class EnvCollector:
                     return
         if text.startswith("Name: "):
             self._listed_package = text[6:].strip().lower()  # `pip show vllm`: its Version: line follows
-        elif text.startswith("Version: ") and self._listed_package in ("vllm", "sglang"):
+        elif text.startswith("Version: ") and self._listed_package in _PACKAGE_KEYS:
+            # (every package a listing names: `pip show flashinfer-python` gives flashinfer's release as well)
+            fact = _PACKAGE_KEYS[self._listed_package]
             version = clean_version(text[9:].strip())
-            if version:
-                self.put(self._listed_package, version, "log: pip show", P_LISTING)
-                self.vote_engine(self._listed_package, 2)
+            if version and fact not in ("python", "cuda", "cuda_build", "driver", "rocm"):
+                self.put(fact, version, "log: pip show", P_LISTING)
+                if fact in ("vllm", "sglang"):
+                    self.vote_engine(fact, 2)
             self._listed_package = None
         drv = _SMI_DRIVER.search(text) if "Driver Version" in text else None
         if drv:
