@@ -1161,3 +1161,10 @@ def test_pip_show_of_any_listed_package_and_a_bare_timeout(catalog):
     # an asyncio timeout carries no message: the line is whole, not cut
     crash = diagnose_text("asyncio.exceptions.TimeoutError\n", catalog).crash
     assert crash.exception_type.endswith("TimeoutError") and not crash.message_cut
+
+
+def test_a_note_under_the_error_is_not_its_message(catalog):
+    # the reporter's own line under the exception (the model's name, `Model: ...`) is no part of the message
+    for note in ("qwen3-next-80b", "Model: Qwen/Qwen3.5-397B-A17B", "GPU: H100 (sm_90), Triton 3.6"):
+        crash = diagnose_text("AssertionError: Incorrect LRU list, self.mamba=True\n" + note + "\n", catalog).crash
+        assert crash.message == "Incorrect LRU list, self.mamba=True", note

@@ -151,7 +151,11 @@ _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|"
                          r"|[^|]{0,80}?\b\d{1,3}%(?: Completed)? ?\||\[(?:pip3?|conda)\] |[A-Za-z][\w.-]*\s{3,}v?\d+(?:\.\w+)+(?:\+[\w.]+)?(?:\s+/\S*)?\s*$"
                          # an environment listing (collect_env) pasted under a title that ends in an exception name
                          r"|(?:vLLM Version|PyTorch version|CUDA runtime version|GPU \d+:|GPU models|Nvidia driver version|"
-                         r"Python version|Is CUDA available|Libc version|OS)\s*:")
+                         r"Python version|Is CUDA available|Libc version|OS)\s*:"
+                         # a reporter's own note under the error: the model (`Model: Qwen/Qwen3.5-397B-A17B`, or its bare
+                         # name on a line), the GPU, the engine release
+                         r"|(?:Model(?: name| path)?|GPUs?|Hardware|[Vv]LLM version|SGLang version|[Ss]glang version)\s*:"
+                         r"|(?:[\w.-]+/)?(?i:qwen)[\w.-]*\s*$")
 ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
