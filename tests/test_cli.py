@@ -232,3 +232,17 @@ def test_shell_completion_script_install_and_answers(tmp_path):
     r = subprocess.run([str(script)], capture_output=True, text=True, timeout=60, env=dict(
         env, _QWEN3DOCTOR_COMPLETE="complete_bash", COMP_WORDS="qwen3doctor diagnose --fo", COMP_CWORD="2"))
     assert r.returncode == 0 and set(r.stdout.split()) == {"--format", "--force"}, r.stdout
+
+
+def test_why_agrees_with_the_diagnosis_it_explains(tmp_path):
+    # a finding the release index makes (an engine older than the model) is shown as such, not as "not reported"
+    log = tmp_path / "old.log"
+    log.write_text("vllm serve Qwen/Qwen3-VL-8B-Instruct\nvLLM API server version 0.10.1\nAttributeError: x\n")
+    r = run("diagnose", str(log), "--why", "vllm-too-old-for-architecture")
+    assert "by the release index" in r.stdout and "not reported" not in r.stdout
+    # a pasted fragment the diagnosis reads as a crash sign is read the same way by --why
+    frag = tmp_path / "frag.log"
+    frag.write_text("Error retrieving safetensors: Repo id must be in the form 'repo_name' or 'namespace/repo_name': "
+                    "'/root/.cache/vllm/assets/model_streamer/3f2a9c1b'., retrying 1 of 2\n")
+    r = run("diagnose", str(frag), "--why", "runai-streamer-staging-dir-missing-in-engine-process")
+    assert "=> reported" in r.stdout

@@ -147,7 +147,7 @@ def test_check_and_ranking_agree_on_a_crash_free_launch(catalog, version, gpu, c
     warned = 0
     for rule in catalog.rules.values():
         alert = rule_alert(rule, scan)
-        rm, finding = why_of(rule, scan)
+        rm, finding, _ = why_of(rule, scan)
         candidate = finding is not None and finding.basis == "combination"
         if alert is not None and alert.level == WARNING and not rm.rejected:
             warned += 1
@@ -169,7 +169,7 @@ def test_fp8_on_pre_ada_from_a_log_with_no_crash_evidence(catalog):
     assert scan.crashes and scan.environment.get("quantization").startswith("fp8")
     rule = catalog.lookup("fp8-triton-kernel-on-pre-ada-gpu")
     assert rule_alert(rule, Scan((), (), scan.environment)).level == WARNING
-    rm, finding = why_of(rule, scan)
+    rm, finding, _ = why_of(rule, scan)
     assert finding is not None and finding.basis == "combination" and finding.confidence == "low"
     # a Hopper GPU contradicts it: neither a warning nor a candidate
     hopper = scan_source(LineSource("paste", io.BytesIO(log.encode())), catalog,

@@ -127,7 +127,7 @@ def _why(expansion, catalog, overrides, settings, rule, fmt: str, output: Path |
             src.close()
         report = diagnose_scan(scan, catalog, item.name)
         outcomes.append(outcome_of(item, report, of_report(report), ignores))
-        texts.append(render_why(rule, *why_of(rule, scan), fmt))
+        texts.append(render_why(rule, *why_of(rule, scan, catalog, report), fmt))
     if texts:
         write("".join(texts), output)
     return _tell(summarize(outcomes, settings.fail_on, warnings=expansion.warnings, ignores=ignores))

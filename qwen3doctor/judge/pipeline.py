@@ -391,11 +391,16 @@ STOPPED_STEP = ("The log ends while {phase}, with no error after it and before t
                 "kernel leaves its trace in `dmesg`, a hang in `py-spy dump --pid <pid>`).")
 
 
-def why_of(rule, scan: Scan):
-    """(every clause of one rule on a scan, the finding the ranking makes of it or None): --why's data, by the
-    same matching and scoring as the diagnosis."""
+def why_of(rule, scan: Scan, catalog: Catalog | None = None, report: Report | None = None):
+    """(every clause of one rule on a scan, the finding the ranking makes of it or None, the finding the diagnosis
+    shows for it or None): --why's data, by the same matching and scoring as the diagnosis - on the scan with the
+    crash signs the diagnosis adds (pasted fragments a rule's message matches), and with the report's own finding,
+    which the release index may have made (an engine too old for the model) where the clauses alone make none."""
+    if catalog is not None:
+        scan = with_crash_signs(scan, catalog)
     rm = evaluate(rule, scan)
-    return rm, score(rm, scan)
+    shown = next((f for f in report.findings if f.rule_id == rule.id), None) if report is not None else None
+    return rm, score(rm, scan), shown
 
 
 def diagnose_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:
