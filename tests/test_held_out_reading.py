@@ -1168,3 +1168,13 @@ def test_a_note_under_the_error_is_not_its_message(catalog):
     for note in ("qwen3-next-80b", "Model: Qwen/Qwen3.5-397B-A17B", "GPU: H100 (sm_90), Triton 3.6"):
         crash = diagnose_text("AssertionError: Incorrect LRU list, self.mamba=True\n" + note + "\n", catalog).crash
         assert crash.message == "Incorrect LRU list, self.mamba=True", note
+
+
+def test_an_ascend_quantized_export_is_not_read_from_its_name(catalog):
+    env = diagnose_text("vllm serve /data/Qwen3-32B-W4A4 --tensor-parallel-size 8 --quantization ascend\nRuntimeError: x\n",
+                        catalog).environment
+    assert env.get("quantization") is None
+    # a container method leaves the format to the name
+    env = diagnose_text("vllm serve RedHatAI/Qwen3-32B-NVFP4 --quantization compressed-tensors\nRuntimeError: x\n",
+                        catalog).environment
+    assert env.get("quantization") == "nvfp4"

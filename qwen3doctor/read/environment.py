@@ -1000,7 +1000,9 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
                 quant = "fp8-block"
             if quant:
                 out["quantization"] = Fact(quant, out["quantization_method"].source)
-        if not quant and model:
+        if not quant and model and str(out["quantization_method"].value if "quantization_method" in out else "") != "ascend":
+            # (a container method names no format: `compressed-tensors`, `modelopt` leave the model's name to say it;
+            # but vLLM-Ascend's `--quantization ascend` export is Ascend's own int format, and its W4A4 is no NVFP4)
             quant = vocab.quantization_of(str(model.value), from_model_name=True)
             if quant:
                 out["quantization"] = Fact(quant, model.source + " (model name)")
