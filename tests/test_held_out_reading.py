@@ -1145,6 +1145,11 @@ def test_a_container_runtime_refusal_is_a_crash_of_its_own_class(catalog):
                            "error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n",
                            catalog)
     assert report.crash.crash_class == "container-runtime"
+    assert report.findings[0].rule_id == "container-toolkit-cdi-spec-missing"
+    # one no rule knows gets the class's own next step
+    report = diagnose_text("docker: Error response from daemon: OCI runtime create failed: runc create failed: unable "
+                           "to start container process: exec: \"vllm\": executable file not found in $PATH\n", catalog)
+    assert report.crash.crash_class == "container-runtime" and not report.findings
     assert any("Container Toolkit" in s for s in report.next_steps)
 
 
@@ -1178,3 +1183,10 @@ def test_an_ascend_quantized_export_is_not_read_from_its_name(catalog):
     env = diagnose_text("vllm serve RedHatAI/Qwen3-32B-NVFP4 --quantization compressed-tensors\nRuntimeError: x\n",
                         catalog).environment
     assert env.get("quantization") == "nvfp4"
+
+
+def test_a_gpu_named_by_hand(catalog):
+    for line, gpu, count in (("GPU: H100 (sm_90), Triton 3.6", "NVIDIA H100", None), ("- GPU: 8x H20", "NVIDIA H20", 8),
+                             ("GPU: L40S", "NVIDIA L40S", None)):
+        env = diagnose_text(line + "\nRuntimeError: x\n", catalog).environment
+        assert (env.get("gpu"), env.get("gpu_count")) == (gpu, count), line

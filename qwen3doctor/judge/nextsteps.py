@@ -43,9 +43,10 @@ BY_CLASS = {
         "Check that the checkpoint matches the engine version and quantization method (config.json quantization_config).",
     ],
     "container-runtime": [
-        "The container never started, so the engine never ran: check the NVIDIA Container Toolkit on the host "
-        "(`nvidia-ctk --version`, `nvidia-smi` on the host) and how the runtime is told to hand GPUs over (the "
-        "`--gpus` / `--runtime=nvidia` options, or the CDI spec `nvidia-ctk cdi generate` writes).",
+        "The container never started, so the engine never ran: the runtime's message says why. GPUs it could not "
+        "hand over point at the NVIDIA Container Toolkit on the host (`nvidia-ctk --version`, `nvidia-smi` on the "
+        "host, the `--gpus` / `--runtime=nvidia` options, the CDI spec `nvidia-ctk cdi generate` writes); a command "
+        "or file it could not find points at the image and its entrypoint.",
     ],
     "compile": [
         "Run once without compilation (--enforce-eager or -O0 on vLLM, without --enable-torch-compile / piecewise CUDA "

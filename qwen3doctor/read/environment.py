@@ -167,6 +167,9 @@ _NEEDS = (r"requires?|required|needs?|supports?|supported(?: on)?|not support(?:
 _GPU_TARGET = re.compile(rf"(?i)\b(?:{_NEEDS})\s*(?:the\s+)?$")
 # a count glued to a short GPU name: `8xH100`, `4x H200`, `2 × A100-80GB`, `8xMI300X`
 _GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g>(?:[ABHL]\d{2,3}|GB\d{3}|B\d{3}|RTX\s?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b")
+_GPU_LABEL = re.compile(r"^[\s>*`-]*\**(?:GPUs?|Hardware|Device|显卡)\**\s*[:=：]\s*(?:(?P<n>\d{1,2})\s?[x×]\s?)?(?:NVIDIA\s+)?"
+                        r"(?P<g>(?:[ABHLT]\d{2,3}[A-Z]?|GB\d{2,3}|B\d{3}|RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)"
+                        r"(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b", re.I)
 _GPU_SIZE = re.compile(r"(?<![\w.])(\d{2,3})\s?GB\b")  # the memory a GPU's name states
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
 # a requirement stated around a compute capability
@@ -692,6 +695,13 @@ class EnvCollector:
                 self.put("gpu_count", count, "log", P_LISTING)
             else:
                 self._gpu_seen(name)
+        elif (labelled := _GPU_LABEL.match(text) if ":" in text or "=" in text else None) is not None:
+            # a reporter's `GPU: H100 (sm_90)` / `Hardware: 8x H20`: a short name, no vendor in front
+            short = re.sub(r"\s+", " ", labelled.group("g")).replace("RTX ", "RTX")
+            self.put("gpu", ("AMD Instinct " if short.startswith("MI") else "NVIDIA ") + short, "log: a GPU named by hand",
+                     P_HINT)
+            if labelled.group("n"):
+                self.put("gpu_count", int(labelled.group("n")), "log: a GPU named by hand", P_HINT)
         elif "x" in text or "×" in text:
             glued = _GPU_GLUED.search(text)
             if glued:
