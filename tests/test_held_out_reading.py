@@ -1185,6 +1185,12 @@ def test_an_ascend_quantized_export_is_not_read_from_its_name(catalog):
     assert env.get("quantization") == "nvfp4"
 
 
+def test_a_hip_source_assert_is_rocm(catalog):
+    env = diagnose_text("/app/vllm/build/temp.linux-x86_64-cpython-312/csrc/rocm/skinny_gemms.hip:497: void wvSplitK_hf_sml_"
+                        "(const int): Device-side assertion `false' failed.\n", catalog).environment
+    assert env.get("platform") == "rocm"
+
+
 def test_a_gpu_named_by_hand(catalog):
     for line, gpu, count in (("GPU: H100 (sm_90), Triton 3.6", "NVIDIA H100", None), ("- GPU: 8x H20", "NVIDIA H20", 8),
                              ("GPU: L40S", "NVIDIA L40S", None)):

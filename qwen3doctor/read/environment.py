@@ -736,6 +736,8 @@ class EnvCollector:
         elif _PLATFORM_PROBE.search(text):
             pass
         elif re.search(r"ROCm|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|gfx1[0-2]\d\d|amdgpu: |/aiter(?:_meta)?/|"
+                       # (a HIP source's own assert: `csrc/rocm/skinny_gemms.hip:497: ... Device-side assertion`)
+                       r"\.hip:\d+: |/csrc/rocm/|"
                        r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$", text):
             # (AITER, AMD's kernel library, exists only for ROCm; so do MIOpen and rocBLAS, the RDNA gfx1xxx names, and
             # the `forward_hip` branch a custom op takes there)
