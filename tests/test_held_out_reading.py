@@ -1196,3 +1196,14 @@ def test_a_gpu_named_by_hand(catalog):
                              ("GPU: L40S", "NVIDIA L40S", None)):
         env = diagnose_text(line + "\nRuntimeError: x\n", catalog).environment
         assert (env.get("gpu"), env.get("gpu_count")) == (gpu, count), line
+
+
+def test_an_inline_exception_keeps_its_own_closing_quote(catalog):
+    crash = diagnose_text("[2026-03-19 13:32:54 DP3 PP0 TP3 EP3] Scheduler hit an exception: AttributeError: "
+                          "'KimiK25ForConditionalGeneration' object has no attribute 'routed_experts_weights_of_layer'\n",
+                          catalog).crash
+    assert crash.message.endswith("'routed_experts_weights_of_layer'")
+    # a wrapper's quotes around the exception still go
+    crash = diagnose_text("(EngineCore pid=1) ERROR 01-01 00:00:00 [core.py:1] RuntimeError: Worker failed with error "
+                          "'KeyError: layers.0.mlp', please check the stack trace above for the root cause\n", catalog).crash
+    assert (crash.exception_type, crash.message) == ("KeyError", "layers.0.mlp")

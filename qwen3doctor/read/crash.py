@@ -930,7 +930,12 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
             continue
         if e.group("type") == crash.exception_type:
             continue
-        msg = re.split(r"['\"],\s+(?:please|see|check)", e.group("msg"))[0].rstrip().rstrip("'\")").rstrip()
+        msg = re.split(r"['\"],\s+(?:please|see|check)", e.group("msg"))[0].rstrip()
+        opener = text[e.start("type") - 1] if e.start("type") > 0 else ""
+        if opener in "'\"(":
+            # (the wrapper quoted the exception, `Worker failed with error 'KeyError: x'`: its closing quote goes; an
+            # exception whose own message ends in a quote, `... has no attribute 'x'`, keeps it)
+            msg = msg.rstrip("'\")").rstrip()
         inner = Crash(classify(e.group("type"), msg), e.group("type"), msg, crash.process, crash.line_no,
                       complete=True, native=crash.native, last_line=crash.last_line)
         if not any(c.exception_type == inner.exception_type and c.message[:80] == msg[:80] for c in out):
