@@ -1103,6 +1103,14 @@ def test_a_cut_in_the_engines_plumbing_modules_names_no_rule_by_its_id(catalog):
                   "    output = self._forward_raw(")
     ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
     assert "mlx-model-runner-stub-missing-base-state" not in ids
+    # nor a cut in vLLM's tracing decorator, which wraps every worker call (`tracing/otel.py sync_wrapper`)
+    log = records("(Worker_TP1 pid=448) ERROR 07-03 08:03:51 [multiproc_executor.py:870] ",
+                  "Traceback (most recent call last):",
+                  '  File "/vllm-workspace/vllm/vllm/v1/executor/multiproc_executor.py", line 837, in worker_main',
+                  "    output = func(*args, **kwargs)",
+                  '  File "/vllm-workspace/vllm/vllm/tracing/otel.py", line 178, in sync_wrapper',
+                  "    return func(*args, **kwargs)")
+    assert "otel-tracing-packages-missing" not in [f.rule_id for f in diagnose_text(log, catalog).findings]
     # the whole message of another cause that opens with a rule's long literal is no fragment of that rule's message
     line = ("(APIServer pid=1) ERROR 01-30 10:43:06 [repo_utils.py:65] Error retrieving safetensors: Repo id must be in the "
             "form 'repo_name' or 'namespace/repo_name': '/m/Qwen3-8B'., retrying 1 of 2\n")

@@ -256,7 +256,9 @@ _PLATFORM_PATH = {"npu": "ascend", "rocm": "rocm", "xpu": "xpu", "tpu": "tpu", "
 # the engines' modules that run every request or every start-up step: a traceback cut in one of them is on
 # every cause's path, whatever a rule's id says (SGLang's model_runner.py, vLLM's gpu_model_runner.py, ...)
 PLUMBING_MODULES = frozenset({"model_runner", "gpu_model_runner", "tp_worker", "scheduler", "gpu_worker",
-                              "multiproc_executor", "async_llm", "core", "core_client", "serving_chat", "api_server"})
+                              "multiproc_executor", "async_llm", "core", "core_client", "serving_chat", "api_server",
+                              # vLLM's tracing decorator wraps every worker call (`vllm/tracing/otel.py sync_wrapper`)
+                              "otel", "tracing"})
 
 
 def _module_of_cut(rule, scan: Scan) -> str | None:
