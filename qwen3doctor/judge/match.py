@@ -446,8 +446,7 @@ def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evi
 
 
 # kernel libraries that exist for NVIDIA GPUs only (a rule's id names the library its cause lives in; not DeepEP,
-# which Ascend ports), and the
-# platforms that never load them
+# which Ascend ports), and the platforms that never load them
 CUDA_LIBRARIES = ("flashinfer", "deepgemm", "cutlass", "marlin", "trtllm", "cudnn", "nvfp4")
 NO_CUDA_LIBRARIES = ("npu", "xpu", "cpu", "tpu", "metal")
 

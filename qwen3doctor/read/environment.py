@@ -170,6 +170,15 @@ _GPU_GLUED = re.compile(r"(?<![\w.])(?P<n>\d{1,2})\s?[x×]\s?(?:NVIDIA\s+)?(?P<g
 _GPU_LABEL = re.compile(r"^[\s>*`-]*\**(?:GPUs?|Hardware|Device|显卡)\**\s*[:=：]\s*(?:(?P<n>\d{1,2})\s?[x×]\s?)?(?:NVIDIA\s+)?"
                         r"(?P<g>(?:[ABHLT]\d{2,3}[A-Z]?|GB\d{2,3}|B\d{3}|RTX\s?(?:PRO\s)?\d{4}(?:\s?Ti)?|MI\d{3}[A-Z]?)"
                         r"(?:[-\s](?:SXM\d?|PCIe|NVL|\d+GB))?)\b", re.I)
+
+
+def _vendor_name(short: str) -> str:
+    """A short GPU name as a listing spells it: `H20` -> `NVIDIA H20`, `RTX 4090` -> `NVIDIA RTX4090`, `MI300X` ->
+    `AMD Instinct MI300X`."""
+    short = re.sub(r"\s+", " ", short).replace("RTX ", "RTX")
+    return ("AMD Instinct " if short.startswith("MI") else "NVIDIA ") + short
+
+
 _GPU_SIZE = re.compile(r"(?<![\w.])(\d{2,3})\s?GB\b")  # the memory a GPU's name states
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
 # a requirement stated around a compute capability
@@ -697,16 +706,13 @@ class EnvCollector:
                 self._gpu_seen(name)
         elif (labelled := _GPU_LABEL.match(text) if ":" in text or "=" in text else None) is not None:
             # a reporter's `GPU: H100 (sm_90)` / `Hardware: 8x H20`: a short name, no vendor in front
-            short = re.sub(r"\s+", " ", labelled.group("g")).replace("RTX ", "RTX")
-            self.put("gpu", ("AMD Instinct " if short.startswith("MI") else "NVIDIA ") + short, "log: a GPU named by hand",
-                     P_HINT)
+            self.put("gpu", _vendor_name(labelled.group("g")), "log: a GPU named by hand", P_HINT)
             if labelled.group("n"):
                 self.put("gpu_count", int(labelled.group("n")), "log: a GPU named by hand", P_HINT)
         elif "x" in text or "×" in text:
             glued = _GPU_GLUED.search(text)
             if glued:
-                short = re.sub(r"\s+", " ", glued.group("g")).replace("RTX ", "RTX")
-                self.put("gpu", ("AMD Instinct " if short.startswith("MI") else "NVIDIA ") + short, "log", P_HINT)
+                self.put("gpu", _vendor_name(glued.group("g")), "log", P_HINT)
                 self.put("gpu_count", int(glued.group("n")), "log", P_HINT)
         cc = _CC.search(text)
         if cc and not cc.group("cc") and _CC_NEEDED.search(text, max(0, cc.start() - 40), cc.end() + 25):
