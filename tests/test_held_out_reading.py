@@ -1215,3 +1215,10 @@ def test_an_inline_exception_keeps_its_own_closing_quote(catalog):
     crash = diagnose_text("(EngineCore pid=1) ERROR 01-01 00:00:00 [core.py:1] RuntimeError: Worker failed with error "
                           "'KeyError: layers.0.mlp', please check the stack trace above for the root cause\n", catalog).crash
     assert (crash.exception_type, crash.message) == ("KeyError", "layers.0.mlp")
+
+
+def test_a_shell_prompt_after_a_pasted_error_is_a_line_of_its_own(catalog):
+    crash = diagnose_text("Error response from daemon: CDI device injection failed: unresolvable CDI devices "
+                          "nvidia.com/gpu=GPU-3f9a2c1b\n$ docker info | grep -A4 'CDI spec directories'\n"
+                          " CDI spec directories:\n", catalog).crash
+    assert crash.crash_class == "container-runtime" and "docker info" not in crash.message

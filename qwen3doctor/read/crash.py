@@ -332,6 +332,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
                       r"errors? detected in the compilation of|Ninja build failed|ninja: build stopped|Error building extension"),
     # the container runtime refusing the server's container (no GPU could be handed to it): the engine never ran
     ("container-runtime", r"OCI runtime create failed|could not select device driver|failed to inject CDI devices|"
+                          r"CDI device injection failed|unresolvable CDI devices|"
                           r"nvidia-container-cli: "),
     # torch.compile refusing or failing to trace / compile the model (its `Unsupported` is no unsupported model)
     ("compile", r"torch\._dynamo\.exc\.|torch\._inductor\.exc\.|InductorError|BackendCompilerFailed"),

@@ -472,8 +472,8 @@ _SENTENCE_START = re.compile(r"[A-Z][a-z]+ [a-z]")
 RECORD_START = re.compile(
     r"\s*(?:\[|\(|\d{4}-\d\d-\d\d|\d\d-\d\d \d|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|File \"|"
     r"During handling|The above exception|[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b|\w+(?:\.\w+)*\.[A-Z]\w*:|"
-    # NCCL's debug prefix: `host:pid:tid [dev] NCCL INFO ...`
-    r"[\w.-]+:\d+:\d+ \[\d+\] )")
+    # NCCL's debug prefix: `host:pid:tid [dev] NCCL INFO ...`; a shell prompt's next command (`$ docker info ...`)
+    r"[\w.-]+:\d+:\d+ \[\d+\] |\$ \S)")
 
 
 def _chain(first: list, rest: Iterator) -> Iterator:
