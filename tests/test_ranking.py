@@ -302,3 +302,20 @@ def test_a_fix_released_in_one_engine_is_no_upgrade_for_the_others_log(tmp_path)
         commands = [f.command for f in report.findings[0].fixes]
         assert ('pip install -U "sglang>=0.5.22"' in commands[:1]) is upgrade, engine
         assert not any("vllm>=" in c for c in commands)
+
+
+def test_an_import_step_frames_clause_is_never_ruled_out_by_absent_literals(catalog):
+    """`<import>` names no function a log shows: it hits on a traceback stopped while modules load, so the literal
+    prefilter may not skip it (a traceback cut in an import chain, where cuda-runtime-library-missing's clause hits)."""
+    from conftest import EXAMPLES
+    from qwen3doctor.judge.pipeline import literal_index_for, scan_source
+    from qwen3doctor.judge.match import IMPORT_STEP, Haystack, clause_state
+    from qwen3doctor.read.reader import LineSource
+    import io
+
+    path = EXAMPLES / "vllm" / "vllm-source-build-arch-gated-kernel-symbol-missing--neg-cut-import-traceback.log"
+    scan = scan_source(LineSource(str(path), io.BytesIO(path.read_bytes())), catalog, Overrides())
+    hay = Haystack(scan, literal_index_for(catalog))
+    clauses = [(r, c) for r in catalog.rules.values() for c in r.clauses() if c.kind == "frames" and IMPORT_STEP in c.sources]
+    assert clauses and all(hay.may_hit(c) for _, c in clauses)
+    assert any(clause_state(c, scan, r.id, "x", hay).state == "hit" for r, c in clauses)

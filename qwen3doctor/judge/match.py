@@ -136,6 +136,8 @@ class Haystack:
     def _may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
             return True
+        if clause.kind == "frames" and IMPORT_STEP in clause.sources:
+            return True  # (`<import>` hits on a traceback stopped while modules load, whatever its frames' names)
         if self.excerpts and clause.kind == "message" and fragment_source(clause, self.excerpts) is not None:
             return True
         if self.cut_message and clause.kind == "message":
