@@ -1222,3 +1222,9 @@ def test_a_shell_prompt_after_a_pasted_error_is_a_line_of_its_own(catalog):
                           "nvidia.com/gpu=GPU-3f9a2c1b\n$ docker info | grep -A4 'CDI spec directories'\n"
                           " CDI spec directories:\n", catalog).crash
     assert crash.crash_class == "container-runtime" and "docker info" not in crash.message
+
+
+def test_a_message_that_quotes_json_keeps_it(catalog):
+    crash = diagnose_text('ValueError: Failed to parse tool call arguments {"name": "get_weather", "city": "Paris"}\n',
+                          catalog).crash
+    assert crash.message == 'Failed to parse tool call arguments {"name": "get_weather", "city": "Paris"}'

@@ -736,9 +736,9 @@ class CrashParser:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and (text[: m.start()].rstrip().endswith(":") or body.startswith("Assertion")):
             message = text  # keep "Exception: Capture cuda graph failed: ..." whole, and a kernel assert's file and kernel
-        if '{"' in text and '"' in message:
-            # a message inside a JSON value ends at its closing quote, not at the line's end (`..."message": "... it
-            # might be dead","status_code":500,...}`)
+        if text.lstrip().startswith('{"') and '"' in message:
+            # a message inside a JSON record's value ends at its closing quote, not at the line's end (`..."message":
+            # "... it might be dead","status_code":500,...}`); a message that quotes JSON itself keeps it whole
             message = _JSON_VALUE_END.split(message, 1)[0]
         # read it as a traceback that lost its frames: the lines right after it may continue the message
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
