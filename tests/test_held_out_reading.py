@@ -1004,6 +1004,8 @@ def test_seventeenth_session_pastes(catalog):
                   "bug: GGML backend encountered an error 0.02.396.005 E CUDA error: out of memory")
     assert report.environment.get("runtime") == "llama.cpp" and not report.findings
     assert report.next_steps[0].startswith("This log is from llama.cpp")
+    from qwen3doctor.render.plain import headline
+    assert headline(report).startswith("A llama.cpp crash, not a vLLM or SGLang one: ")
     # vLLM's CLI module run directly is a launch, its first bare word the model
     env = read("python -m vllm.entrypoints.cli.main Qwen/Qwen3.5-35B-A3B-FP8 --tensor-parallel-size 2 --no-async-scheduling",
                "RuntimeError: x").environment

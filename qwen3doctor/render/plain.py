@@ -66,6 +66,9 @@ def headline(report: Report) -> str:
     if report.verdict is Verdict.CLEAN:
         return "No crash found."
     if report.verdict is Verdict.UNEXPLAINED:
+        other = report.environment.get("runtime") if report.environment.get("engine") is None else None
+        if other:
+            return f"A {other} crash, not a vLLM or SGLang one: {crash_line(report.crash)[:200]}"
         return f"A crash that no rule explains: {crash_line(report.crash)[:200]}"
     top = report.findings[0]
     return f"Most likely: {top.title} [{', '.join([f'{top.confidence} confidence'] + list(top.references[:2]))}]"
