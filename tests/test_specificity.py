@@ -453,3 +453,31 @@ def test_the_runtimes_catch_all_error_alone_is_a_candidate_and_wsl_lines_make_it
            "the performance.\n" + bare)
     top = diagnose_text(wsl, catalog).findings[0]
     assert top.rule_id == "wsl2-blackwell-cudagraph-capture" and top.confidence != "low"
+
+
+def test_a_pattern_made_of_alternatives_or_led_by_a_flag_still_has_literals_to_prefilter_on():
+    """A pattern whose only literals sit in a group of alternatives, behind `(?s)` or beside a scoped `(?i:...)`
+    group used to have no anchor and ran on every line of every log; each is gated now, and never wrongly: the
+    gate stays open on every text the pattern matches."""
+    import regex
+
+    from qwen3doctor.knowledge.patterns import compile_pattern, gate_of, gate_open
+
+    cases = {
+        r"\b(?:cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)\b":
+            ["RuntimeError: CUDA error: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803)", "cudaErrorSystemDriverMismatch"],
+        r"(?s)^(?!.*/dev/shm).*No space left on device": ["OSError: [Errno 28] No space left on device: '/data'"],
+        r"Unrecognized model in \S*(?i:eagle|draft)\S*\. Should have a `model_type` key":
+            ["Unrecognized model in /m/EAGLE3-Qwen3. Should have a model_type key in its config.json"],
+        r"(?:^|[\"'=:>(]\s*)!{24,}": ["text: '" + "!" * 40, "!" * 30],
+    }
+    for source, texts in cases.items():
+        gate = gate_of(source)
+        assert gate is not None, source
+        pattern = compile_pattern("message", source)
+        for text in texts:
+            assert regex.search(pattern, text), (source, text)
+            assert gate_open(gate, text, text.lower()), (source, text)
+        assert not gate_open(gate, "INFO 12-01 10:00:00 [loggers.py:123] Avg prompt throughput: 0.0 tokens/s",
+                             "info")
+    assert gate_of(r"(?:^|KeyError: )'?(?!qwen3)[a-z][\w-]*'?$") is None  # a branch without any literal: none to claim

@@ -68,22 +68,96 @@ def _longest_first(literal: str) -> tuple[int, str]:
 
 def gate_of(source: str) -> tuple[tuple[tuple[str, ...], bool], ...] | None:
     """For each top-level branch of `source`: the literals (MIN_ANCHOR+ characters) that must all occur for
-    that branch to match, and whether they compare case-insensitively. None when some branch has none."""
+    that branch to match, and whether they compare case-insensitively. None when some branch has none.
+
+    A branch with no literal outside its group of alternatives (`\\b(?:cudaErrorX|CUDA_ERROR_X)\\b`) counts as one
+    branch per alternative, and flags that do not change what a literal matches (`(?s)`, `(?m)`, a scoped
+    `(?i:...)` group, which is simply not required) are no reason to give up: such patterns are prefiltered
+    too instead of running on every line."""
     source = backticks_optional(source)
-    whole_caseless = source.startswith("(?i)")
-    s = source[4:] if whole_caseless else source
+    whole_caseless, s = _leading_flags(source, False)
     out = []
-    for branch in _split_top(s):
-        caseless = whole_caseless
-        if branch.startswith("(?i)"):
-            caseless, branch = True, branch[4:]
-        if re.search(r"\(\?[aiLmsux-]+[:)]", branch):
-            return None  # an inline flag part way: no proof of case
-        runs = [r for r in _required_literals(branch) if len(r) >= MIN_ANCHOR]
-        if not runs:
-            return None
-        out.append((tuple(sorted({r.lower() if caseless else r for r in runs}, key=_longest_first)), caseless))
+    for top in _split_top(s):
+        caseless, top = _leading_flags(top, whole_caseless)
+        if _GLOBAL_FLAG.search(top):
+            return None  # a flag part way: no proof of case
+        # (a branch with a literal of its own keeps it as its one anchor; only one without is written out)
+        for branch in [top] if _runs(top) else _expanded(top):
+            runs = _runs(branch)
+            if not runs:
+                return None
+            out.append((tuple(sorted({r.lower() if caseless else r for r in runs}, key=_longest_first)), caseless))
     return tuple(out)
+
+
+def _runs(branch: str) -> list[str]:
+    return [r for r in _required_literals(branch) if len(r) >= MIN_ANCHOR]
+
+
+_FLAGS = re.compile(r"\(\?([ims]+)\)")
+_GLOBAL_FLAG = re.compile(r"\(\?[aiLmsux-]+\)")
+MAX_EXPANSION = 32
+
+
+def _leading_flags(s: str, caseless: bool) -> tuple[bool, str]:
+    """Peel flags at the start of a pattern or branch: (?i) makes it caseless; (?s) and (?m) only change `.`, `^`, `$`."""
+    m = _FLAGS.match(s)
+    if not m:
+        return caseless, s
+    return caseless or "i" in m.group(1), s[m.end():]
+
+
+def _expanded(branch: str) -> list[str]:
+    """The branch with its first required group of alternatives (`(?:a|b)` or `(a|b)`, not optional, repeated
+    or a look-around) written out as one branch per alternative, recursively; the branch itself when there is
+    none or the alternatives would pass MAX_EXPANSION."""
+    i, in_class = 0, False
+    while i < len(branch):
+        ch = branch[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            end = _group_end(branch, i)
+            body_at = i + 3 if branch.startswith("(?:", i) else i + 1
+            quantified = end < len(branch) and branch[end] in "*+?{"
+            if branch.startswith("(?", i) and body_at == i + 1 or quantified or end > len(branch):
+                i = end
+                continue
+            alternatives = _split_top(branch[body_at:end - 1])
+            if len(alternatives) < 2:
+                i = end
+                continue
+            out: list[str] = []
+            for alt in alternatives:
+                out.extend(_expanded(branch[:i] + alt + branch[end:]))
+                if len(out) > MAX_EXPANSION:
+                    return [branch]
+            return out
+        i += 1
+    return [branch]
+
+
+def _group_end(s: str, i: int) -> int:
+    """The index just past the group that opens at s[i]."""
+    depth, j, in_class = 1, i + 1, False
+    while j < len(s) and depth:
+        ch = s[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        else:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+        j += 1
+    return j if not depth else len(s) + 1
 
 
 def literal_anchors(source: str) -> tuple[tuple[str, bool], ...] | None:
@@ -206,6 +280,9 @@ def _required_literals(s: str) -> list[str]:
             continue
         cur.append(ch)
         i += 1
+        if nxt == "{":
+            least = re.match(r"\{(\d+)", s[i:])  # `!{24,}`: at least 24 in a row, of which a run holds 16
+            cur.append(ch * (min(int(least.group(1)), 16) - 1 if least else 0))
         if nxt == "+" or nxt == "{":
             end_run()
             i = _skip_quantifier(s, i)
