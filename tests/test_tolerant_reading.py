@@ -478,3 +478,90 @@ def test_a_crash_without_a_message_shows_the_chained_exception_that_has_one(cata
     assert "raised with: AssertionError: Mismatched type for col0 between then block (<['256'], bf16>)" in text
     assert "Raised with `AssertionError: Mismatched type for col0" in report_markdown(
         Outcome(Input("server.log", "server.log"), "unexplained", report))
+
+
+def test_a_worker_wrapper_quoting_an_untyped_message_gives_that_message_as_the_crash(catalog):
+    """vLLM's `Worker failed with error '...'` quotes str() of the worker's exception, which names no type: that text
+    is the crash, not the wrapper's 'EngineCore failed to start.' above it."""
+    log = ("(EngineCore pid=40388) ERROR 07-14 16:02:52 [core.py:1158] EngineCore failed to start.\n"
+           "(EngineCore pid=40388) ERROR 07-14 16:02:52 [core.py:1158] RuntimeError: Worker failed with error 'VLLM "
+           "batch_invariant mode is not supported for GDN_ATTN.', please check the stack trace above for the root cause\n"
+           "(APIServer pid=40211) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n")
+    c = primary(log, catalog)
+    assert c.message == "VLLM batch_invariant mode is not supported for GDN_ATTN.", c.message
+
+
+def test_the_next_log_record_is_not_read_as_the_rest_of_an_exception_message(catalog):
+    """A structured application record (JSON with a level) and an SGLang-stamped line are logging calls of their
+    own; a reporter's question under the paste is no part of the error either."""
+    json_log = ('{"ts": "2026-09-07T21:41:52.604Z", "level": "ERROR", "logger": "rollout.pool", "message": "rollout '
+                "worker init failed: RuntimeError('VLLM batch_invariant mode is not supported for GDN_ATTN.')\"}\n"
+                '{"ts": "2026-09-07T21:41:52.611Z", "level": "ERROR", "logger": "rollout.pool", "message": "aborting run '
+                'grpo-07: 1 of 1 rollout workers failed to start"}\n')
+    assert "aborting" not in primary(json_log, catalog).message
+    stamped = ("openai.BadRequestError: Error code: 400 - {'error': {'message': 'use_audio_in_video requires equal number "
+               "of audio and video items, got num_audios=0, num_videos=1', 'type': 'BadRequestError', 'code': 400}}\n"
+               "[2026-03-21 09:14:11] processed 213/1500\n")
+    assert "processed" not in primary(stamped, catalog).message
+    asked = ("We host Qwen3-Omni via vLLM. When you try to call the `/audio/transcriptions` endpoint via LiteLLM:\n"
+             '"POST /audio/transcriptions HTTP/1.0" 200 OK\n'
+             "500: litellm.BadRequestError: Hosted_vllmException - The model does not support Transcriptions API\n"
+             "What LiteLLM version are you on ? v1.80.0\n")
+    assert primary(asked, catalog).message.endswith("Transcriptions API")
+    # a message an engine wrapped over two unstamped lines still reads whole
+    wrapped = ("[2026-03-21 09:14:10 TP0] ValueError: The model's max seq len (262144) is larger than the maximum number "
+               "of tokens that can be stored in KV cache (81920).\nTry increasing `gpu_memory_utilization`.\n")
+    assert primary(wrapped, catalog).message.endswith("Try increasing `gpu_memory_utilization`.")
+
+
+def test_a_pretty_printed_error_response_gives_its_message_and_type(catalog):
+    """A client paste of the server's error body spread over lines: the `type` line alone is no exception cut short;
+    with the `message` line above it, it is that exception, and the fields after it are not its message."""
+    body = ('{\n    "object": "error",\n    "message": "The model does not support Rerank (Score) API",\n'
+            '    "type": "BadRequestError",\n    "param": null,\n    "code": 400\n}\n')
+    c = primary(body, catalog)
+    assert (c.exception_type, c.message) == ("BadRequestError", "The model does not support Rerank (Score) API")
+
+
+def test_djl_servings_relay_prefix_is_peeled_and_the_workers_traceback_read(catalog):
+    """SageMaker LMI / DJL Serving relays the Python worker's streams as `[INFO ] PyProcess - W-214-model-stderr: `:
+    under that prefix the engine's own lines, and the worker's traceback, are read as if printed directly."""
+    log = "".join(f"[INFO ] PyProcess - W-214-model-stderr: {line}\n" for line in (
+        "(VllmWorker rank=0 pid=609) ERROR 05-20 14:03:02 [multiproc_executor.py:470] Traceback (most recent call last):",
+        '(VllmWorker rank=0 pid=609) ERROR 05-20 14:03:02 [multiproc_executor.py:470]   File "/usr/local/lib/python3.12/'
+        'dist-packages/vllm/model_executor/layers/linear.py", line 1000, in load_qkv_weight',
+        "(VllmWorker rank=0 pid=609) ERROR 05-20 14:03:02 [multiproc_executor.py:470]     param_data = param_data.narrow("
+        "output_dim, shard_offset, shard_size)",
+        "(VllmWorker rank=0 pid=609) ERROR 05-20 14:03:02 [multiproc_executor.py:470] IndexError: start out of range "
+        "(expected to be in range of [-18, 18], but got 2048)"))
+    c = primary(log, catalog)
+    assert c.exception_type == "IndexError" and c.functions[-1] == "load_qkv_weight", c
+    assert c.process == "VllmWorker rank=0 pid=609"
+
+
+def test_a_bare_assert_quoted_on_one_line_is_no_message_cut_off(catalog):
+    """`assert use_attn_tp_group is False  AssertionError` in a report's sentence: the failed check is known, so the
+    AssertionError is not 'cut off', and a rule whose only hit would be the bare type is no candidate."""
+    report = diagnose_text('Qwen3-VL-235B failed to start due to "assert use_attn_tp_group is False  AssertionError"\n',
+                           catalog)
+    assert report.crash.assertion == "assert use_attn_tp_group is False" and not report.crash.message_cut
+    assert not report.findings, [f.rule_id for f in report.findings]
+
+
+def test_argparse_error_after_a_long_command_is_not_joined_to_it_as_a_terminal_wrap(catalog):
+    log = ("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path "
+           "/vllm_omni/model_executor/stage_configs/qwen3_omni_moe_async_chunk.yaml\n"
+           "vllm: error: unrecognized arguments: --stage-configs-path\n")
+    shown = [ev.subject for f in diagnose_text(log, catalog).findings for ev in f.evidence]
+    assert not any("yamlvllm" in s.replace(" ", "") for s in shown), shown
+
+
+def test_kubectl_prefix_with_timestamps_is_peeled(catalog):
+    """`kubectl logs --prefix --timestamps`: `[pod/NAME/CONTAINER] <RFC 3339 time> ` before the engine's own prefix."""
+    head = "[pod/vllm-qwen3-8b-6d9c7b5f4-xk2lp/vllm] 2026-02-11T14:03:55.402118231Z (APIServer pid=1) "
+    log = head + "Traceback (most recent call last):\n" + head + (
+        '  File "/usr/local/lib/python3.12/dist-packages/transformers/utils/hub.py", line 531, in cached_files\n') + head + (
+        "OSError: Incorrect path_or_model_id: 'Qwen/Qwen3-8B-GGUF:Q4_K_M'. Please provide either the path to a local "
+        "folder or the repo_id of a model on the Hub.\n")
+    c = primary(log, catalog)
+    assert c.exception_type == "OSError" and c.message.startswith("Incorrect path_or_model_id") and c.process == "APIServer pid=1"

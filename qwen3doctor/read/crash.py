@@ -155,7 +155,11 @@ _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|"
                          # a reporter's own note under the error: the model (`Model: Qwen/Qwen3.5-397B-A17B`, or its bare
                          # name on a line), the GPU, the engine release
                          r"|(?:Model(?: name| path)?|GPUs?|Hardware|[Vv]LLM version|SGLang version|[Ss]glang version)\s*:"
-                         r"|(?:[\w.-]+/)?(?i:qwen)[\w.-]*\s*$")
+                         r"|(?:[\w.-]+/)?(?i:qwen)[\w.-]*\s*$"
+                         # a question of the reporter's or of an issue template's (`What LiteLLM version are you on ?`)
+                         r"|(?:What|Which|How|Why|Does|Did|Can|Could|Should|Any idea)\b[^.:]{0,80}\?"
+                         # the next field of a pretty-printed JSON object, or its end (`"param": null,`, `}`)
+                         r'|"[\w.-]+"\s*:\s|[}\]][,;]?$')
 ADVICE = re.compile(r"^(?:Possible solutions|Possible solution|Please (?:try|check|report|refer)|Hint:|Tip:)")
 _CHAIN = re.compile(
     r"During handling of the above exception, another exception occurred|"
@@ -467,6 +471,7 @@ class CrashParser:
         self._before: dict[str | None, tuple[int, str]] = {}  # each stream's last line
         self._records: list[Crash] = []  # ERROR-level records: crash evidence when nothing else is
         self._record_key: str | None = None  # the logging call the last of them came from
+        self._steps = [0, 0]  # line numbers seen going down, up: a newest-first export is read last line first
         self._raised: dict[str | None, tuple[int, str]] = {}  # a quoted `raise X(` line not yet followed by X's line
         self._eof_line = 0
         self.dropped = 0
@@ -491,6 +496,8 @@ class CrashParser:
             tb = None
         if tb is not None:
             tb.last_line = line_no
+        if line_no != self._eof_line and self._eof_line:
+            self._steps[line_no > self._eof_line] += 1
         self._eof_line = line_no
         carry = self._carry.pop(process, None)
         if carry is not None and text.strip():
@@ -502,6 +509,8 @@ class CrashParser:
                 text = carry + ("" if _FRAME_CUT_PATH.match(carry) else " ") + text.strip()
         before = self._before.get(process)
         self._before[process] = (line_no, text)
+        if before is not None and before[0] == line_no - 1 and text.lstrip().startswith('"type"'):
+            text = _pretty_error_body(before[1], text) or text
         if tb is None and not _QUICK.search(text):
             if record is not None and record.startswith(("ERROR", "CRITICAL")) and text.strip():
                 self._record(line_no, process, text.strip(), record)
@@ -892,7 +901,7 @@ class CrashParser:
             # (vLLM V0 logs the exception's str() as an ERROR record, then its traceback)
             for crash in self._records:
                 self._add(crash)
-        return order(embedded_causes(self._crashes))
+        return order(embedded_causes(self._crashes), reading_backwards=self._steps[0] > self._steps[1])
 
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")
@@ -925,8 +934,17 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
         if e is None:
             # a crash line after the wrapper's phrase on the same line: `WorkerProc hit an exception ; CUDA error: ...`
             c = _EMBEDDED_CRASH.search(text)
-            if c is not None and not any(o.message.startswith(c.group(0)[:60]) for o in out):
-                out.append(Crash(classify(None, c.group(0)), None, c.group(0), crash.process, crash.line_no,
+            if c is not None:
+                if not any(o.message.startswith(c.group(0)[:60]) for o in out):
+                    out.append(Crash(classify(None, c.group(0)), None, c.group(0), crash.process, crash.line_no,
+                                     complete=True, native=crash.native, last_line=crash.last_line))
+                continue
+            # vLLM's worker wrapper quotes str() of what the worker raised, which names no type when the worker's
+            # exception had a message: `Worker failed with error 'VLLM batch_invariant mode is not supported ...'`
+            q = _QUOTED_WORKER_ERROR.search(text)
+            msg = q.group("msg").strip() if q is not None else ""
+            if msg and not any(o.message.strip().startswith(msg[:60]) for o in out):
+                out.append(Crash(classify(None, msg), None, msg, crash.process, crash.line_no,
                                  complete=True, native=crash.native, last_line=crash.last_line))
             continue
         if e.group("type") == crash.exception_type:
@@ -948,7 +966,27 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
 _JSON_VALUE_END = re.compile(r'(?<!\\)"\s*(?:,\s*"[\w-]+"\s*:|\})')
 # what a one-line Ray task error says after the task's name and place
 _RAY_TASK_MESSAGE = re.compile(r"ray::[\w.]+\(\)\s*\(pid=\d+[^)]*\)\s*(?:failed\s*)?[:,]?\s*(?P<msg>\S.*)$")
+_QUOTED_WORKER_ERROR = re.compile(r"Worker failed with error (?P<q>['\"])(?P<msg>\S.*?)(?P=q)(?:,\s+please\b|\s*$)")
 _EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,(])(?:{_DEVICE_ERROR})")
+
+
+# a server's error response pretty-printed over several lines (`"message": "...",` then `"type": "BadRequestError",`)
+_JSON_MESSAGE_ITEM = re.compile(r'^\s*"message"\s*:\s*(?P<s>"(?:[^"\\]|\\.)*")\s*,?\s*$')
+_JSON_TYPE_ITEM = re.compile(r'^\s*"type"\s*:\s*"(?P<type>[A-Z]\w*(?:Error|Exception))"\s*,?\s*$')
+
+
+def _pretty_error_body(message_line: str, type_line: str) -> str | None:
+    """`BadRequestError: <message>` from the two lines of a pretty-printed error response, or None."""
+    m, t = _JSON_MESSAGE_ITEM.match(message_line), _JSON_TYPE_ITEM.match(type_line)
+    if m is None or t is None:
+        return None
+    import json
+
+    try:
+        message = json.loads(m.group("s"))
+    except ValueError:
+        return None
+    return f"{t.group('type')}: {message}" if isinstance(message, str) and message.strip() else None
 
 
 def _indent(text: str) -> int:
@@ -974,9 +1012,10 @@ def _is_wrapper_tb(crash: Crash) -> bool:
     ) is not None
 
 
-def order(crashes: list[Crash]) -> list[Crash]:
-    """Mark each crash's role and put the primary first: the earliest cause, else the earliest anything."""
-    marked = sorted((replace(c, role=role_of(c)) for c in crashes), key=lambda c: c.line_no)
+def order(crashes: list[Crash], reading_backwards: bool = False) -> list[Crash]:
+    """Mark each crash's role and put the primary first: the earliest cause, else the earliest anything. (A
+    newest-first export is read in the order written but keeps its line numbers: there the earliest is the last.)"""
+    marked = sorted((replace(c, role=role_of(c)) for c in crashes), key=lambda c: c.line_no, reverse=reading_backwards)
     causes = [c for c in marked if c.role == "cause"]
     # (a fragment with frames, a cut traceback, before a bare crash sign such as a batch dump's header)
     fragments = sorted((c for c in marked if c.role == "fragment"), key=lambda c: (not c.frames, c.line_no))
@@ -1007,6 +1046,20 @@ PROSE_MAX_LINES = 40  # a paste this short with no crash line may still say, in 
 
 
 def prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
+    crash = _prose_crash(lines)
+    if crash is None or crash.exception_type != "AssertionError" or crash.message:
+        return crash
+    # a bare assert quoted with its exception on one line (`due to "assert use_attn_tp_group is False  AssertionError"`):
+    # no message was cut off, the check that failed is known
+    line = _GUESSES.sub("", lines[crash.line_no - 1])
+    asserted = _ONE_LINE_ASSERT.search(line)
+    return replace(crash, message_cut=False, assertion=asserted.group(1).strip()) if asserted else crash
+
+
+_ONE_LINE_ASSERT = re.compile(r"""(?<![\w.])(assert [^"'`]+?)\s+(?:builtins\.)?AssertionError\b(?!:\s*\S)""")
+
+
+def _prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
     """A crash sign from the words of a short paste with no crash line (an issue title pasted above an environment
     listing: "Model fails to deploy: Illegal CUDA memory access with FP8 Qwen3-235B"): the crash in the engine's own
     wording when the words name one, the exception type when they name it, else only that it crashed. It is an

@@ -211,7 +211,7 @@ _CONFIG_FACTS = {
     "max_model_len": "max_model_len", "context_length": "max_model_len", "max_num_seqs": "max_num_seqs",
     "max_running_requests": "max_num_seqs", "dtype": "dtype", "quantization": "quantization_method",
     "kv_cache_dtype": "kv_cache_dtype", "speculative_algorithm": "speculative", "speculative_config": "speculative",
-    "model": "model", "model_path": "model", "served_model_name": "served_model_name",
+    "model": "model", "model_path": "model", "model_tag": "model", "served_model_name": "served_model_name",
 }
 # (and the one-line form of 0.16, `vLLM server version 0.16.0, serving model Qwen/Qwen3-8B`)
 _BANNER = re.compile(r"(?:█.*|vLLM server )\bversion\s+v?(\d+\.\d+[\w.+-]*?),?(?:\s|$)")

@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Iterator
 
 import json
 import re
+import zlib
 
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 
@@ -24,6 +25,11 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("progress-dots", r"\.{2,}(?=\[[A-Z]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s)"),
     # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
     ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
+    # `kubectl logs --prefix`: "[pod/vllm-0/vllm] " (a timestamp from --timestamps may follow)
+    ("kubectl-prefix", r"\[pod/[\w.-]+/[\w.-]+\]\s"),
+    # DJL Serving / SageMaker LMI relaying its Python worker's streams, after its own "[INFO ] " tag:
+    # "PyProcess - W-214-model-stderr: "
+    ("djl", r"PyProcess - W-\d+-[\w.-]+-std(?:out|err): "),
     # a supervisor's or a compose file's service tag with a colon: "[service]: ", "[vllm-0]: "
     ("service-tag", r"\[[a-z][\w.-]{0,31}\]:\s"),
     # vllm-omni's pipeline stage: "[Stage-0] "
@@ -96,8 +102,14 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     process = None
     record = None
     rest = line
+    own = None
     if rest.startswith('{"') and rest.endswith("}") and _JSON_TEXT_KEY.search(rest):
         rest = _json_log(rest)
+        level = _JSON_LEVEL.search(line) if rest is not line else None
+        if level is not None:
+            # an application's structured record is one whole logging call: the next record, even at the same
+            # level, never continues its message (a stream line a shipper wrapped, `{"log": ...}`, has no level)
+            own = f"{level.group(1).upper()} json#{zlib.crc32(line.encode('utf-8', 'replace')):08x}"
     if rest.startswith("**") and rest.endswith("**") and len(rest) > 4 and "*" not in (rest[2], rest[-3]):
         rest = rest[2:-2]  # a line a reporter set in bold (Markdown); not abseil's `*** SIGABRT received ... ***`
     if rest.endswith("cluster]") and "[repeated" in rest:
@@ -133,6 +145,10 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
                 record = f"glog {m.group('gl')} {m.group('gs')}"  # a native library's record: its level and source line
             if name == "tag" and record is None and m.group(0).startswith(("[ERROR]", "[CRITICAL]", "[FATAL]")):
                 record = "ERROR"  # (inside an engine's record, `[ERROR] ...` is a line of that record's message)
+            if name in ("sglang", "sglang-cut") and record is None:
+                # SGLang stamps only a record's first line: a stamped line is a logging call of its own, never the
+                # rest of the message above it (its stamp and rank tell calls apart)
+                record = "at " + m.group(0).strip()
             if name == "vllm-loc":
                 record = m.group(0).strip()[1:-1]  # (its level was cut off with the rest of the prefix)
             if name == "vllm-level":
@@ -142,12 +158,13 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             break
         else:
             break
-    return process, rest, record
+    return process, rest, record if record is not None else own
 
 
 # the field a log shipper keeps the line in: Docker's json-file driver and Kubernetes collectors (`log`), fluentd /
 # vector / Loki exports (`message`, `msg`), `journalctl -o json` (`MESSAGE`)
 _JSON_TEXT_KEYS = ("log", "message", "msg", "MESSAGE")
+_JSON_LEVEL = re.compile(r'"(?:level|levelname|severity|log\.level)"\s*:\s*"([A-Za-z]+)"')
 _JSON_TEXT_KEY = re.compile(r'"(?:log|message|msg|MESSAGE)"\s*:\s*"')
 
 
@@ -459,7 +476,8 @@ def _goes_on(wide: str, following: str) -> bool:
 # text that reads as a line of its own although it starts mid-sentence: an exception of any spelling
 # (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`), a progress bar
 # (`Capturing CUDA graph shapes:   3%|▎ | 1/35`, `Loading safetensors checkpoint shards:  50% Completed | 2/4`)
-_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)")
+_OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)"
+                       r"|[\w./-]+: error: |usage: ")  # (argparse's own lines: `vllm: error: unrecognized arguments: ...`)
 # a listing's `Label: value` line (`GPU 0: NVIDIA B200`, `PyTorch: 2.8.0+cu128`); after a line that ends in a letter it
 # may be the rest of a CamelCase name (`cudaErrorLaunch` + `Failure: ...`), so it is taken as a line of its own only
 # after a digit or punctuation (`... --port 8000` + `GPU 0: NVIDIA B200`)
