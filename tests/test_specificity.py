@@ -481,3 +481,22 @@ def test_a_pattern_made_of_alternatives_or_led_by_a_flag_still_has_literals_to_p
         assert not gate_open(gate, "INFO 12-01 10:00:00 [loggers.py:123] Avg prompt throughput: 0.0 tokens/s",
                              "info")
     assert gate_of(r"(?:^|KeyError: )'?(?!qwen3)[a-z][\w-]*'?$") is None  # a branch without any literal: none to claim
+
+
+def test_a_load_time_candidate_is_dropped_when_a_wrapper_alone_shows_the_server_was_serving(catalog):
+    """A paste of the API server's `EngineDeadError` under throughput lines: the engine died while serving, so a
+    cause that can only strike while the layers are built (an FP8 block split by TP) is no candidate, whatever the
+    launch command says; the same launch cut while the model loads keeps it."""
+    launch = ("python -m vllm.entrypoints.openai.api_server --model /models/Qwen3-235B-A22B-FP8 --tensor-parallel-size 8 "
+              "--enable-expert-parallel --host 0.0.0.0\n")
+    serving = ("(APIServer pid=1) INFO 10-24 17:11:27 [loggers.py:127] Engine 000: Avg prompt throughput: 2487.8 tokens/s, "
+               "Avg generation throughput: 24.6 tokens/s, Running: 12 reqs, Waiting: 19 reqs\n"
+               "(APIServer pid=1) ERROR 10-24 17:12:08 [async_llm.py:480] vllm.v1.engine.exceptions.EngineDeadError: "
+               "EngineCore encountered an issue. See stack trace (above) for the root cause.\n")
+    ids = [f.rule_id for f in diagnose_text(launch + serving, catalog).findings]
+    assert "fp8-block-quant-tp-indivisible" not in ids, ids
+    loading = ("(Worker_TP0 pid=311) INFO 10-24 17:01:02 [gpu_model_runner.py:2338] Starting to load model "
+               "/models/Qwen3-235B-A22B-FP8...\n"
+               "(EngineCore_DP0 pid=201) ERROR 10-24 17:01:09 [core.py:708] EngineCore failed to start.\n")
+    ids = [f.rule_id for f in diagnose_text(launch + loading, catalog).findings]
+    assert "fp8-block-quant-tp-indivisible" in ids, ids

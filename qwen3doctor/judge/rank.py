@@ -341,11 +341,15 @@ def _type_alone(rm: RuleMatch, scan: Scan) -> bool:
     about it, so the type alone is no candidate (`AssertionError: Failed to apply prompt replacement` is not every
     rule whose assert lives in a frame the paste does not show)."""
     hits = [ev for ev in rm.match if ev.state == "hit"]
-    if not hits or any(ev.clause.rsplit(".", 1)[-1] != "exception" for ev in hits):
+    # (a message pattern that any bare exception of the type meets, `^AssertionError:?\s*$`, says no more than the type)
+    if not any(ev.clause.rsplit(".", 1)[-1] == "exception" for ev in hits) or any(
+            ev.clause.rsplit(".", 1)[-1] != "exception" and not (ev.clause.endswith("message") and ev.generic) for ev in hits):
         return False
     if not any(ev.state == "unknown" and ev.clause.endswith("frames") for ev in rm.match):
         return False
-    return any(c.exception_type and c.message.strip() and not c.frames for c in scan.crashes if c.role != "consequence")
+    # (a bare assert whose statement the paste quotes is as good as a message: `assert use_attn_tp_group is False`)
+    return any(c.exception_type and (c.message.strip() or c.assertion) and not c.frames
+               for c in scan.crashes if c.role != "consequence")
 
 
 def _other_step(rule, scan: Scan) -> bool:
@@ -355,11 +359,14 @@ def _other_step(rule, scan: Scan) -> bool:
     line before it only says the crash came at that step or later (a paste may omit the lines after it), so then only
     a rule whose steps all come earlier is contradicted."""
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
-    if not own:
-        return False
     steps = rule.frame_steps
-    if not steps:
+    if not steps or not scan.crashes:
         return False
+    if not own:
+        # only a wrapper (`EngineDeadError` while serving): its frames are the caller's, but the phase line before it
+        # still dates the death, and a cause whose every step comes earlier did not cause it
+        by_line = step_of(scan.crashes[0].during)
+        return by_line is not None and all(STEPS.index(s) < STEPS.index(by_line) for s in steps)
     by_frames = step_of(phase_of_frames(own[0].functions))
     if by_frames is not None:
         return by_frames not in steps

@@ -82,14 +82,19 @@ _FRAME_PHASES = (
         "_update_weights_from_flattened_bucket", "update_named_param", "_move_model_to_vllm", "wake_up"))),
     (CAPTURING, frozenset((
         "capture_model", "capture", "capture_one_batch_size", "init_cuda_graphs", "_capture_cudagraphs",
-        "capture_graph", "init_device_graphs", "compile_or_warm_up_model"))),
+        "capture_graph", "init_device_graphs", "compile_or_warm_up_model", "kernel_warmup",
+        # (DeepGEMM's JIT warm-up runs with the other kernel warm-ups, right before graph capture)
+        "deepgemm_grouped_fp8_gemm_nt_contiguous_warmup", "_deepgemm_grouped_fp8_gemm_nt_contiguous_warmup",
+        "deepgemm_fp8_gemm_nt_warmup", "_deepgemm_fp8_gemm_nt_warmup"))),
     (SIZING, frozenset((
         "determine_available_memory", "profile_run", "_initialize_kv_caches", "initialize_from_config",
         "init_memory_pool", "profile_max_num_token", "determine_num_available_blocks", "get_kv_cache_specs",
         "initialize_kv_cache", "initialize_kv_cache_tensors", "_allocate_kv_cache_tensors", "init_kv_cache"))),
     (LOADING, frozenset((
         "load_model", "load_weights", "_initialize_model", "get_model", "load_weights_and_postprocess",
-        "initialize_model", "process_weights_after_loading", "_load_weights", "_load_module", "init_model"))),
+        "initialize_model", "process_weights_after_loading", "_load_weights", "_load_module", "init_model",
+        # building the layers the weights go into
+        "create_weights", "make_layers", "validate_fp8_block_shape", "validate_block_quant_shapes"))),
     (SERVING, frozenset((
         "run_busy_loop", "step_with_batch_queue", "event_loop_normal", "event_loop_overlap", "run_batch",
         "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests"))),
