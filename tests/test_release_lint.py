@@ -117,6 +117,23 @@ def test_unrecognized_flag_no_rule_names(bundled):
     text = " ".join(ev.text for ev in top.evidence)
     assert "`--task` is accepted by vLLM 0.8.5-0.12.0" in text and "removed after 0.12.0" in text
     assert any('vllm==0.12.0' in f.command for f in top.fixes)
+    # what took over from --task comes first: dropping it alone would serve an embedding model as a generator
+    assert "--runner pooling --convert embed" in top.fixes[0].title
+
+
+def test_every_successor_of_a_removed_flag_is_in_the_releases_that_lack_the_flag():
+    """A fix naming the flag that took over must work where the old one is gone: the successor is accepted from
+    before the old flag's last release through the newest one the index holds."""
+    from qwen3doctor.knowledge.releases import flag_fact, table
+    from qwen3doctor.knowledge.releases.findings import SUCCESSORS
+
+    for (engine, old), (new, title, _) in SUCCESSORS.items():
+        t = table(engine, "flags")
+        old_spans, new_spans = t.spans(flag_fact(engine, old)), t.spans(flag_fact(engine, new))
+        assert old_spans and new_spans, (old, new)
+        assert t.releases.index(new_spans[0][0]) <= t.releases.index(old_spans[-1][1]), (old, new)
+        assert new_spans[-1][1] == t.releases[-1], (old, new)
+        assert new.split()[0] in title
 
 
 def test_an_engine_argument_a_framework_passes_is_read_as_its_flag(bundled):
