@@ -42,6 +42,7 @@ PYTHON_ERRORS = (
     ("can only concatenate", "TypeError", None),
     ("argument of type", "TypeError", None),
     ("must be str, not", "TypeError", None),
+    ("expected str, bytes or os.PathLike object", "TypeError", r"\bexpected str, bytes or os\.PathLike object, not \w+"),
     ("object cannot be interpreted as an integer", "TypeError", None),
     ("division by zero", "ZeroDivisionError", None),
 )

@@ -565,3 +565,13 @@ def test_kubectl_prefix_with_timestamps_is_peeled(catalog):
         "folder or the repo_id of a model on the Hub.\n")
     c = primary(log, catalog)
     assert c.exception_type == "OSError" and c.message.startswith("Incorrect path_or_model_id") and c.process == "APIServer pid=1"
+
+
+def test_a_wrappers_500_quoting_pythons_own_wording_is_a_crash_and_sglangs_own_lines_name_it(catalog):
+    report = diagnose_text("2025-10-29 01:18:10,562 transformers.tokenization_utils_base 110646 INFO     loading file "
+                           "vocab.json\nServer error: 500 - [address=0.0.0.0:36357, pid=110186] expected str, bytes or "
+                           "os.PathLike object, not NoneType\n", catalog)
+    assert report.crash is not None and report.crash.exception_type == "TypeError"
+    sglang = diagnose_text("[2026-07-02 11:20:03] Received output for rid='7f1c0a9e2b' but the state was deleted in "
+                           "TokenizerManager.\n", catalog)
+    assert sglang.environment.get("engine") == "sglang"

@@ -275,7 +275,10 @@ _VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|mode
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception|sglang_router\w*::|"
                          r"Initialization failed\. warmup error|^launch_server\.py: error: |"
                          r"Health check failed\. Server couldn't get a response from detokenizer|KV Cache is allocated\. #tokens|"
-                         r"Capture cuda graph (?:begin|end)|Decode batch, #running-req|Prefill batch\. #new-seq|max_total_num_tokens=")
+                         r"Capture cuda graph (?:begin|end)|Decode batch, #running-req|Prefill batch\. #new-seq|max_total_num_tokens=|"
+                         r"but the state was deleted in TokenizerManager|(?:Detokenizer|Tokenizer)Manager hit an exception")
+# vLLM's own lines that name no module (its shared-memory broadcast queue waiting on a reader)
+_VLLM_OWN = re.compile(r"No available shared memory broadcast block found in \d+ seconds")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
 _LINEAR_METHOD = re.compile(r"\b(?P<q>GPTQ|AWQ|Fp8|ModelOpt\w*?|CompressedTensors)(?:Marlin)?LinearMethod\b")
 # the Hugging Face cache's folder for a model: `models--Qwen--Qwen3-0.6B`
@@ -606,7 +609,7 @@ class EnvCollector:
         # of which engine wrote the log; the engine's own imports and modules are
         if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text or _SGLANG_OWN.search(text):
             self.vote_engine("sglang")
-        if "vllm" in text and _VLLM_MODULE.search(text) or "StageEngineCoreProc" in text:
+        if "vllm" in text and _VLLM_MODULE.search(text) or "StageEngineCoreProc" in text or _VLLM_OWN.search(text):
             self.vote_engine("vllm")  # (vLLM-Omni's stage engines are vLLM's engine cores)
 
     def _memory_elsewhere(self, text: str) -> None:
