@@ -101,7 +101,9 @@ _FRAME_PHASES = (
     # the front end reading and checking the serve command, before any engine process starts
     (ARGUMENTS, frozenset((
         "validate_parsed_serve_args", "validate_api_server_args", "create_engine_config", "from_cli_args",
-        "check_server_args", "prepare_server_args", "get_tool_parser", "get_reasoning_parser"))),
+        "check_server_args", "prepare_server_args", "get_tool_parser", "get_reasoning_parser",
+        # (the model config the engine config builds first, and its context-length check)
+        "create_model_config", "_get_and_verify_max_len", "get_and_verify_max_len"))),
 )
 # the steps of a start-up in their order (serving last)
 STEPS = (ARGUMENTS, LOADING, SIZING, CAPTURING, SERVING)
