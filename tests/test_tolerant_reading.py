@@ -575,3 +575,18 @@ def test_a_wrappers_500_quoting_pythons_own_wording_is_a_crash_and_sglangs_own_l
     sglang = diagnose_text("[2026-07-02 11:20:03] Received output for rid='7f1c0a9e2b' but the state was deleted in "
                            "TokenizerManager.\n", catalog)
     assert sglang.environment.get("engine") == "sglang"
+
+
+def test_a_progress_bar_glued_to_an_npu_oom_record_and_canns_runtime_records_are_read(catalog):
+    """tqdm's bar printed without a newline, then torch_npu's c10 record: the bar goes and `NPU out of memory` is the
+    crash; CANN's `[ERROR] RUNTIME(pid,):stamp [file:line]tid ` prefix is peeled so its records read as one error."""
+    oom = (" 11%|████████████▉         | 25/232 [01:26<02:49,  1.22it/s][rank0]:[E1204 11:18:17.728425480 "
+           "compiler_depend.ts:444] NPU out of memory. NPUWorkspaceAllocator tried to allocate 187.54 MiB(NPU 0; 60.96 GiB "
+           "total capacity; 61.91 MiB free).\n")
+    c = primary(oom, catalog)
+    assert c.crash_class == "out-of-memory" and c.message.startswith("NPU out of memory"), c
+    cann = ("[ERROR] RUNTIME(129179,):2026-03-25-16:51:14.620.936 [api_error.cc:687]129253 LaunchKernelV2:LaunchKernel failed.\n"
+            "[ERROR] RUNTIME(129179,):2026-03-25-16:51:14.620.951 [api_c_kernel.cc:78]129253 rtsLaunchKernelWithHostArgs:"
+            "ErrCode=507048, desc=[fftsplus timeout], InnerCode=0x715006b\n")
+    c = primary(cann, catalog)
+    assert c.message.startswith("LaunchKernelV2:LaunchKernel failed.") and "RUNTIME(" not in c.message, c.message

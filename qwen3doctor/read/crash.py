@@ -175,9 +175,10 @@ CANN_RECORD = re.compile(rf"{CANN_CODE}(?:: |\[PID)")
 # shapes): a new shape is one entry here. A shape no literal can name (a qualified type, a CANN record code) is read
 # where the scanner keeps the line for another reason (the log's head, a crash's context, a traceback's own words).
 # a device or collective error line, alone or after a wrapper's phrase on the same line
-_DEVICE_ERROR = r"CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NCCL error.*"
+# (torch_npu says `NPU out of memory. NPUWorkspaceAllocator tried to allocate ...` in a c10 record, no Python exception)
+_DEVICE_ERROR = r"CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NPU out of memory.*|NCCL error.*"
 _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (_DEVICE_ERROR, ("CUDA error", "HIP error: ", "CUDA out of memory", "NCCL error")),
+    (_DEVICE_ERROR, ("CUDA error", "HIP error: ", "CUDA out of memory", "NPU out of memory", "NCCL error")),
     (r"ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*", ("nccl",)),
     (r"terminate called after throwing an instance of .+", ("terminate called",)),
     (r"Fatal Python error: .+", ("Fatal Python",)),

@@ -23,10 +23,15 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # progress dots a tool printed without a newline, glued to the next record: "..[ERROR] the socversion ..."
     # (CANN's op compiler), "....INFO 05-13 ..." (only before a tag or a level, never a line of its own)
     ("progress-dots", r"\.{2,}(?=\[[A-Z]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s)"),
+    # a tqdm bar a process printed without a newline, glued to the next record (" 11%|████▉   | 25/232 [01:26<02:49,
+    # 1.22it/s][rank0]:[E1204 ...] NPU out of memory ..."): the bar goes, the record is read
+    ("progress-bar", r"\d{1,3}%\|[^|]{0,200}\|\s*\d+/\d+ \[[^\]]{0,60}\](?=\S)"),
     # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
     ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
     # `kubectl logs --prefix`: "[pod/vllm-0/vllm] " (a timestamp from --timestamps may follow)
     ("kubectl-prefix", r"\[pod/[\w.-]+/[\w.-]+\]\s"),
+    # CANN's own records after their "[ERROR] " tag: "RUNTIME(129179,):2026-03-25-16:51:14.620.936 [api_error.cc:687]129253 "
+    ("cann", r"[A-Z_]+\(\d+,[\w-]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d+\.\d+ \[[\w.]+:\d+\]\d+ "),
     # DJL Serving / SageMaker LMI relaying its Python worker's streams, after its own "[INFO ] " tag:
     # "PyProcess - W-214-model-stderr: "
     ("djl", r"PyProcess - W-\d+-[\w.-]+-std(?:out|err): "),
