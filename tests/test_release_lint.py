@@ -538,3 +538,13 @@ def test_an_assert_of_the_engine_is_a_raise_site_dated_by_the_releases_that_have
     # a release past the last one with the check: the message comes from other code, no upgrade step
     report = diagnose_text(head.format("0.18.0") + crash, bundled)
     assert "no longer raise it" not in " ".join(report.next_steps)
+
+
+def test_lint_advises_against_a_plain_word_as_a_log_anchor(bundled):
+    """A log pattern whose anchor is a plain word (`' install '`) selects every request line whose prompt holds it:
+    lint says so, as advice; a distinctive anchor is not warned about."""
+    from qwen3doctor.tools.ruletools import lint_warnings
+
+    warned = [w for w in lint_warnings(bundled) if "plain words a request's prompt may hold" in w]
+    assert any("'quantization'" in w for w in warned)
+    assert not any("nvidia-container-cli-mount-file-exists" in w or "container-toolkit-cdi-spec-missing" in w for w in warned)

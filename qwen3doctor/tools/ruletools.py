@@ -292,6 +292,8 @@ def traffic_matches(rule) -> list[str]:
     return out
 
 
+_PLAIN_WORD = re.compile(r"\s*[a-z]{3,14}\s*")
+
 CUT_BY_COMMENT = ('a plain value ends where " #" starts a YAML comment, and the rest of the line is lost: quote the value '
                   '(a comment meant as one takes two spaces before "#")')
 
@@ -348,6 +350,13 @@ def lint_warnings(catalog: Catalog) -> list[str]:
             if weak:
                 out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in weak[:3])} are too short or "
                            "occur in ordinary request traffic: the prefilter ignores them")
+            words = [a for a, nocase in clause.anchors if a not in weak and _PLAIN_WORD.fullmatch(a if nocase else a.lower())
+                     and (nocase or a.strip().islower())]
+            if words:
+                out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in words[:3])} are plain words a "
+                           "request's prompt may hold: with request logging on, every such line of a large log reaches the "
+                           "reader (' install ' once made the 1 GiB benchmark 5x slower); anchor the pattern on a "
+                           "distinctive literal (one branch per alternative if need be)")
         steps = [f for c in rule.supports if c.kind == "frames" for f in c.sources if f in ENGINE_STEPS]
         if steps:
             out.append(f"{rule.path}: supports.frames: {', '.join(steps)} (an engine step where many causes fail): as "
