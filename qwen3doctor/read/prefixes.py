@@ -110,11 +110,11 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     own = None
     if rest.startswith('{"') and rest.endswith("}") and _JSON_TEXT_KEY.search(rest):
         rest = _json_log(rest)
-        level = _JSON_LEVEL.search(line) if rest is not line else None
-        if level is not None:
+        if rest is not line and _JSON_LEVEL.search(line):
             # an application's structured record is one whole logging call: the next record, even at the same
-            # level, never continues its message (a stream line a shipper wrapped, `{"log": ...}`, has no level)
-            own = f"{level.group(1).upper()} json#{zlib.crc32(line.encode('utf-8', 'replace')):08x}"
+            # level, never continues its message (a stream line a shipper wrapped, `{"log": ...}`, has no level).
+            # (Its level is not taken for an engine's: a wrapper's "error" record may hold any line of the log.)
+            own = f"json#{zlib.crc32(line.encode('utf-8', 'replace')):08x}"
     if rest.startswith("**") and rest.endswith("**") and len(rest) > 4 and "*" not in (rest[2], rest[-3]):
         rest = rest[2:-2]  # a line a reporter set in bold (Markdown); not abseil's `*** SIGABRT received ... ***`
     if rest.endswith("cluster]") and "[repeated" in rest:
