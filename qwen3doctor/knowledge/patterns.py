@@ -111,9 +111,44 @@ def _expanded(branch: str) -> list[str]:
     """The branch with its first required group of alternatives (`(?:a|b)` or `(a|b)`, not optional, repeated
     or a look-around) written out as one branch per alternative, recursively; the branch itself when there is
     none or the alternatives would pass MAX_EXPANSION."""
-    i, in_class = 0, False
-    while i < len(branch):
-        ch = branch[i]
+    skip = 0
+    for i, ch in _structural(branch):
+        if i < skip or ch != "(":
+            continue
+        end = skip = _group_end(branch, i)
+        body_at = i + 3 if branch.startswith("(?:", i) else i + 1
+        quantified = end < len(branch) and branch[end] in "*+?{"
+        if branch.startswith("(?", i) and body_at == i + 1 or quantified or end > len(branch):
+            continue
+        alternatives = _split_top(branch[body_at:end - 1])
+        if len(alternatives) < 2:
+            continue
+        out: list[str] = []
+        for alt in alternatives:
+            out.extend(_expanded(branch[:i] + alt + branch[end:]))
+            if len(out) > MAX_EXPANSION:
+                return [branch]
+        return out
+    return [branch]
+
+
+def _group_end(s: str, i: int) -> int:
+    """The index just past the group that opens at s[i] (past the end of s when it never closes)."""
+    depth = 0
+    for j, ch in _structural(s, i):
+        if ch in "()":
+            depth += 1 if ch == "(" else -1
+            if not depth:
+                return j + 1
+    return len(s) + 1
+
+
+def _structural(s: str, start: int = 0):
+    """(index, character) of each character of a pattern's source from `start` that is neither escaped nor inside
+    a character class: where groups open and close, where a top-level `|` splits it."""
+    i, in_class = start, False
+    while i < len(s):
+        ch = s[i]
         if ch == "\\":
             i += 2
             continue
@@ -121,43 +156,9 @@ def _expanded(branch: str) -> list[str]:
             in_class = ch != "]"
         elif ch == "[":
             in_class = True
-        elif ch == "(":
-            end = _group_end(branch, i)
-            body_at = i + 3 if branch.startswith("(?:", i) else i + 1
-            quantified = end < len(branch) and branch[end] in "*+?{"
-            if branch.startswith("(?", i) and body_at == i + 1 or quantified or end > len(branch):
-                i = end
-                continue
-            alternatives = _split_top(branch[body_at:end - 1])
-            if len(alternatives) < 2:
-                i = end
-                continue
-            out: list[str] = []
-            for alt in alternatives:
-                out.extend(_expanded(branch[:i] + alt + branch[end:]))
-                if len(out) > MAX_EXPANSION:
-                    return [branch]
-            return out
-        i += 1
-    return [branch]
-
-
-def _group_end(s: str, i: int) -> int:
-    """The index just past the group that opens at s[i]."""
-    depth, j, in_class = 1, i + 1, False
-    while j < len(s) and depth:
-        ch = s[j]
-        if ch == "\\":
-            j += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
         else:
-            depth += {"(": 1, ")": -1}.get(ch, 0)
-        j += 1
-    return j if not depth else len(s) + 1
+            yield i, ch
+        i += 1
 
 
 def literal_anchors(source: str) -> tuple[tuple[str, bool], ...] | None:
@@ -180,25 +181,17 @@ def gate_open(gate, text: str, lower: str) -> bool:
     return any(all(lit in (lower if caseless else text) for lit in lits) for lits, caseless in gate)
 
 
-def _split_top(s: str) -> list[str] | None:
-    parts, depth, start, i, in_class = [], 0, 0, 0, False
-    while i < len(s):
-        ch = s[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
+def _split_top(s: str) -> list[str]:
+    """The top-level branches of a pattern's source."""
+    parts, depth, start = [], 0, 0
+    for i, ch in _structural(s):
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
         elif ch == "|" and depth == 0:
             parts.append(s[start:i])
             start = i + 1
-        i += 1
     parts.append(s[start:])
     return parts
 
