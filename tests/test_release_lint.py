@@ -125,9 +125,9 @@ def test_every_successor_of_a_removed_flag_is_in_the_releases_that_lack_the_flag
     """A fix naming the flag that took over must work where the old one is gone: the successor is accepted from
     before the old flag's last release through the newest one the index holds."""
     from qwen3doctor.knowledge.releases import flag_fact, table
-    from qwen3doctor.knowledge.releases.findings import SUCCESSORS
+    from qwen3doctor.knowledge.releases.generic import TOOK_OVER
 
-    for (engine, old), (new, title, _) in SUCCESSORS.items():
+    for (engine, old), (new, title, _) in TOOK_OVER.items():
         t = table(engine, "flags")
         old_spans, new_spans = t.spans(flag_fact(engine, old)), t.spans(flag_fact(engine, new))
         assert old_spans and new_spans, (old, new)

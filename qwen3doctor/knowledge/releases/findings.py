@@ -9,7 +9,7 @@ from ..generic import GENERIC_FRAMES
 from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
-from .generic import (FALLBACK_ARCH, INVALID_CHOICE, KWARG_ENGINE, MISSING_MODULE, UNEXPECTED_KWARG, UNRECOGNIZED,
+from .generic import (TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, KWARG_ENGINE, MISSING_MODULE, UNEXPECTED_KWARG, UNRECOGNIZED,
                       UNSUPPORTED_ARCH, architecture_lines, choice_lines, flag_lines, ignored_variables, import_lines,
                       raise_sites, rejected_arguments)
 
@@ -45,27 +45,6 @@ def _engine(scan: Scan, text: str = "") -> str | None:
 def _lines(scan: Scan) -> list[str]:
     out = [f"{c.exception_type}: {c.message}" if c.exception_type else c.message for c in scan.crashes]
     return out + list(scan.lines)
-
-
-# what took over from a flag a release removed (checked: the index holds the successor from before the removal, and a
-# test keeps it so): (engine, flag) -> (the successor flag, the fix's title, its cost)
-SUCCESSORS = {
-    ("vllm", "--task"): (
-        "--runner",
-        "Say what --task said with --runner / --convert (from 0.10.1): --task embed -> --runner pooling --convert embed; "
-        "--task classify or score (a reranker) -> --runner pooling --convert classify; --task reward -> --runner pooling "
-        "--convert reward; --task generate -> --runner generate (dropping --task alone can serve a pooling model as a "
-        "generator)",
-        "none"),
-    ("vllm", "--enable-reasoning"): (
-        "--reasoning-parser",
-        "Drop --enable-reasoning and keep --reasoning-parser <name>: the parser alone turns reasoning output on",
-        "none"),
-    ("vllm", "--disable-log-requests"): (
-        "--enable-log-requests",
-        "Drop --disable-log-requests: request logging is off by default since --enable-log-requests replaced it",
-        "none"),
-}
 
 
 def _finding(kind: str, title: str, engine: str, lines: list[str], fixes: list[Fix], confidence: str) -> Finding:
@@ -220,9 +199,9 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
                     fixes.append(Fix(f"Stop passing `{kwarg.group('name')}` to the engine (the framework's engine settings), "
                                      f"or install the {label} release the framework pins", "", "none"))
                 elif spans:
-                    successor = SUCCESSORS.get((engine, flag))
-                    if successor is not None and t.spans(flag_fact(engine, successor[0])):
-                        fixes.append(Fix(successor[1], "", successor[2]))
+                    took_over = TOOK_OVER.get((engine, flag))
+                    if took_over is not None and t.spans(flag_fact(engine, took_over[0])):
+                        fixes.append(Fix(took_over[1], "", took_over[2]))
                     fixes.append(Fix(f"Drop {flag} (or use its new spelling) on this release, or pin {label} {spans[-1][1]}",
                                      f'pip install "{engine}=={spans[-1][1]}"', "an older release"))
                 else:

@@ -24,8 +24,31 @@ def _version_text(engine: str, version) -> str:
     return f"{LABEL[engine]} {version}" if version else f"{LABEL[engine]} (version not in the log)"
 
 
+# flags that took over from a removed one without sharing its words, which `successor` cannot see (checked: the index
+# holds the new flag from before the old one's removal, and a test keeps it so): (engine, flag) -> (the flag that took
+# over, the fix's title, its cost)
+TOOK_OVER = {
+    ("vllm", "--task"): (
+        "--runner",
+        "Say what --task said with --runner / --convert (from 0.10.1): --task embed -> --runner pooling --convert embed; "
+        "--task classify or score (a reranker) -> --runner pooling --convert classify; --task reward -> --runner pooling "
+        "--convert reward; --task generate -> --runner generate (dropping --task alone can serve a pooling model as a "
+        "generator)",
+        "none"),
+    ("vllm", "--enable-reasoning"): (
+        "--reasoning-parser",
+        "Drop --enable-reasoning and keep --reasoning-parser <name>: the parser alone turns reasoning output on",
+        "none"),
+    ("vllm", "--disable-log-requests"): (
+        "--enable-log-requests",
+        "Drop --disable-log-requests: request logging is off by default since --enable-log-requests replaced it",
+        "none"),
+}
+
+
 def successor(engine: str, flag: str) -> list[str]:
-    """Flags that appear in the release after the flag's last one and share a word with it: a rename's new spelling."""
+    """Flags that appear in the release after the flag's last one and share a word with it: a rename's new spelling;
+    and the flag that took over from it without a shared word (TOOK_OVER)."""
     t = table(engine, "flags")
     fact = flag_fact(engine, flag)
     spans = t.spans(fact) if t and fact else []
@@ -37,7 +60,8 @@ def successor(engine: str, flag: str) -> list[str]:
     for other, iv in t.facts.items():
         if iv[0] == last + 1 and len(words & set(other[2:].split("-"))) >= max(1, len(words) - 1):
             out.append(other)
-    return sorted(out)[:3]
+    took_over = TOOK_OVER.get((engine, fact))
+    return sorted(out)[:3] + ([took_over[0]] if took_over and took_over[0] not in out and t.spans(took_over[0]) else [])
 
 
 def flag_lines(engine: str, version, flag: str) -> list[str]:
