@@ -111,14 +111,23 @@ class Haystack:
         log: plain loops, not generators.)"""
         if not rule.match:
             return False
-        absent, may_hit = self.absent, self.may_hit
+        absent, known, may_hit = self.absent, self._may, self._may_hit
         for alt in rule.match:
             for cl in alt:
-                if absent[cl.kind] == MISS and not may_hit(cl):
-                    break  # this alternative misses
+                if absent[cl.kind] == MISS:
+                    hit = known.get(id(cl))  # (may_hit, inlined: asked of every clause of every rule on every log)
+                    if hit is None:
+                        hit = known[id(cl)] = may_hit(cl)
+                    if not hit:
+                        break  # this alternative misses
             else:
                 return False  # an alternative that may hold
         return True
+
+    def silent(self, rule: Rule) -> bool:
+        """No clause of the rule (`match` or `supports`) can hit on this log: none has an anchor in it."""
+        may_hit = self.may_hit
+        return not any(may_hit(cl) for alt in rule.match for cl in alt) and not any(may_hit(cl) for cl in rule.supports)
 
     def has(self, literal: str, caseless: bool) -> bool:
         if self.present is not None:
