@@ -45,6 +45,16 @@ def discriminating(rule: Rule, clause: str) -> bool:
     return clause == "when.engine_version" and bounded_above(str(rule.raw_when.get("engine_version", "")))
 
 
+def may_combine(rule: Rule) -> bool:
+    """Whether the rule's conditions state a discriminating fact at all: without one, `known_bad` never finds a
+    combination, whatever the log says."""
+    for key, value in rule.raw_when.items():
+        names = [f"when.env.{k}" for k in value] if key == "env" and isinstance(value, dict) else [f"when.{key}"]
+        if any(discriminating(rule, name) for name in names):
+            return True
+    return False
+
+
 def known_bad(rule: Rule, states: list[Evidence] | tuple[Evidence, ...]) -> Combination | None:
     """The policy. `states` are the rule's `when` conditions, each hit / miss / unknown (match.when_states).
 

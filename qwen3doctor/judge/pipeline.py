@@ -15,7 +15,7 @@ from ..read.phases import later, phase_of, phase_of_frames, stopped_in
 from ..read.prefixes import JOINED, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
-from .rank import _module_of_cut, rank, score
+from .rank import rank, score, scoreless
 
 MAX_KEPT_LINES = 4000  # lines kept for `log` clauses
 # lines of request logging (vLLM --enable-log-requests / --enable-log-outputs, SGLang --log-requests)
@@ -344,13 +344,8 @@ def _with_unregistered(scan: Scan, catalog: Catalog, findings: list) -> list:
 
 def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str]) -> list:
     findings = []
-    lone = _without_combination(catalog)
     for rule in catalog.rules.values():
-        if hay.rules_out(rule):
-            continue
-        if rule.id in lone and hay.silent(rule) and _module_of_cut(rule, scan) is None:
-            # no clause can hit, no fact can make it a known-bad combination, and no cut traceback stops in its
-            # module: `score` could only say None (on a cut paste most rules are here: 55% of evaluations)
+        if hay.rules_out(rule) or scoreless(rule, scan, hay):
             continue
         try:
             rm = evaluate(rule, scan, hay, explain_rejection=False)
@@ -361,25 +356,6 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
         if finding is not None:
             findings.append(finding)
     return findings
-
-
-def _without_combination(catalog: Catalog) -> frozenset[str]:
-    """The rules with `match` clauses whose conditions hold no discriminating fact: without a hit of their own they can
-    never be a known-bad combination (judge.combination.known_bad needs such a fact)."""
-    cached = catalog.derived.get("without-combination")
-    if cached is None:
-        from .combination import discriminating
-
-        def clauses(rule):
-            for key, value in rule.raw_when.items():
-                if key == "env" and isinstance(value, dict):
-                    yield from (f"when.env.{k}" for k in value)
-                else:
-                    yield f"when.{key}"
-
-        cached = catalog.derived["without-combination"] = frozenset(
-            r.id for r in catalog.rules.values() if r.match and not any(discriminating(r, c) for c in clauses(r)))
-    return cached
 
 
 def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:

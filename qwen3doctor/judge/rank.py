@@ -9,7 +9,7 @@ import re
 import shlex
 from dataclasses import replace
 
-from .combination import GATES, known_bad
+from .combination import GATES, known_bad, may_combine
 from .match import DATED, FRAGMENT
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
@@ -47,6 +47,14 @@ SCAFFOLD = frozenset(SCAFFOLD_FRAMES)  # frames that place a crash on no path
 
 STATUS_ORDER = {"confirmed": 0, "likely": 1, "unconfirmed": 2}
 PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
+
+
+def scoreless(rule, scan: Scan, hay) -> bool:
+    """What `score` would say without the rule's evaluation: None for sure when no clause of the rule can hit on the
+    log (no anchor of its `match` or `supports` present), its conditions state no fact that could make it a known-bad
+    combination, and no cut traceback stops in its module. (On a cut paste most rules are so: skipping them was 55% of
+    the evaluations.)"""
+    return bool(rule.match) and not may_combine(rule) and hay.silent(rule) and _module_of_cut(rule, scan) is None
 
 
 def score(rm: RuleMatch, scan: Scan) -> Finding | None:

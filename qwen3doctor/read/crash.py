@@ -510,8 +510,9 @@ class CrashParser:
                 text = carry + ("" if _FRAME_CUT_PATH.match(carry) else " ") + text.strip()
         before = self._before.get(process)
         self._before[process] = (line_no, text)
-        if before is not None and before[0] == line_no - 1 and text.lstrip().startswith('"type"'):
-            text = _pretty_error_body(before[1], text) or text
+        if before is not None and before[0] == line_no - 1 and text.lstrip().startswith('"type"') \
+                and before[1].lstrip().startswith('"message"'):
+            text = f"{before[1].strip()} {text.strip()}"  # a pretty-printed error response, read as its one-line form
         if tb is None and not _QUICK.search(text):
             if record is not None and record.startswith(("ERROR", "CRITICAL")) and text.strip():
                 self._record(line_no, process, text.strip(), record)
@@ -969,25 +970,6 @@ _JSON_VALUE_END = re.compile(r'(?<!\\)"\s*(?:,\s*"[\w-]+"\s*:|\})')
 _RAY_TASK_MESSAGE = re.compile(r"ray::[\w.]+\(\)\s*\(pid=\d+[^)]*\)\s*(?:failed\s*)?[:,]?\s*(?P<msg>\S.*)$")
 _QUOTED_WORKER_ERROR = re.compile(r"Worker failed with error (?P<q>['\"])(?P<msg>\S.*?)(?P=q)(?:,\s+please\b|\s*$)")
 _EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,(])(?:{_DEVICE_ERROR})")
-
-
-# a server's error response pretty-printed over several lines (`"message": "...",` then `"type": "BadRequestError",`)
-_JSON_MESSAGE_ITEM = re.compile(r'^\s*"message"\s*:\s*(?P<s>"(?:[^"\\]|\\.)*")\s*,?\s*$')
-_JSON_TYPE_ITEM = re.compile(r'^\s*"type"\s*:\s*"(?P<type>[A-Z]\w*(?:Error|Exception))"\s*,?\s*$')
-
-
-def _pretty_error_body(message_line: str, type_line: str) -> str | None:
-    """`BadRequestError: <message>` from the two lines of a pretty-printed error response, or None."""
-    m, t = _JSON_MESSAGE_ITEM.match(message_line), _JSON_TYPE_ITEM.match(type_line)
-    if m is None or t is None:
-        return None
-    import json
-
-    try:
-        message = json.loads(m.group("s"))
-    except ValueError:
-        return None
-    return f"{t.group('type')}: {message}" if isinstance(message, str) and message.strip() else None
 
 
 def _indent(text: str) -> int:
