@@ -5,6 +5,7 @@ No scoring here: rank.py alone decides how much a clause counts.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from typing import Any
@@ -74,6 +75,42 @@ def _without_listings(line: str) -> str:
     return _LISTING.sub("{...}", line) if line.count("', '") + line.count('", "') >= 8 else line
 
 
+class MatchIndex:
+    """A catalog's literals, found in a log in one pass, and which rules' `match` clauses each anchors: rules_out need
+    not look clause by clause at a rule none of whose `match` anchors occurs (most rules, on most logs)."""
+
+    def __init__(self, catalog):
+        from ..read.scanner import LiteralIndex
+
+        self.literals = LiteralIndex(catalog.literals())
+        self.by_anchor: dict[tuple[str, bool], set[str]] = {}
+        self.always: set[str] = set()  # a clause that may hit whatever the log holds (no anchor, the import step)
+        self.by_message: set[str] = set()  # may hit on a pasted fragment or a message cut short
+        self.kinds: dict[str, tuple[frozenset[str], ...]] = {}  # each alternative's clause kinds
+        for rule in catalog.rules.values():
+            self.kinds[rule.id] = tuple(frozenset(cl.kind for cl in alt) for alt in rule.match)
+            for cl in (cl for alt in rule.match for cl in alt):
+                if cl.anchors is None or cl.kind == "frames" and IMPORT_STEP in cl.sources:
+                    self.always.add(rule.id)
+                else:
+                    for anchor in cl.anchors:
+                        self.by_anchor.setdefault(anchor, set()).add(rule.id)
+                if cl.kind == "message":
+                    self.by_message.add(rule.id)
+
+    def present(self, text: str) -> set[tuple[str, bool]]:
+        return self.literals.present(text)
+
+    def touched(self, present: set[tuple[str, bool]], messages_open: bool) -> set[str]:
+        """The rules a `match` clause of which may hit: an anchor present, or always."""
+        out = set(self.always)
+        if messages_open:
+            out |= self.by_message
+        for anchor in present:
+            out.update(self.by_anchor.get(anchor, ()))
+        return out
+
+
 class Haystack:
     """All text a scan's clauses search, joined once, so a clause whose anchors are absent skips its regexes."""
 
@@ -104,6 +141,9 @@ class Haystack:
         self.cut_message = any(c.cut_short for c in scan.crashes)
         # (by the clause's id: the catalog holds every clause for longer than a log's haystack lives)
         self._may: dict[int, bool] = {}
+        self._index = index if isinstance(index, MatchIndex) else None
+        self._touched = (self._index.touched(self.present, bool(self.excerpts) or self.cut_message)
+                         if self._index is not None else None)
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -112,6 +152,15 @@ class Haystack:
         if not rule.match:
             return False
         absent, known, may_hit = self.absent, self._may, self._may_hit
+        if self._touched is not None and rule.id not in self._touched:
+            # no `match` clause may hit: an alternative misses when it holds a clause of a kind that then misses
+            for kinds in self._index.kinds[rule.id]:
+                for kind in kinds:
+                    if absent[kind] == MISS:
+                        break
+                else:
+                    return False
+            return True
         for alt in rule.match:
             for cl in alt:
                 if absent[cl.kind] == MISS:
@@ -290,8 +339,11 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
 def _cut_head(crash: Crash, text: str, scan: Scan) -> str | None:
     """The part of a message before its cut (read.crash sets `cut_short`: "..." at its end, or the paste's last
     line stopping mid-line); None when the message looks whole."""
-    if not crash.cut_short:
-        return None
+    return _head_before_cut(text) if crash.cut_short else None
+
+
+@functools.lru_cache(maxsize=64)  # (asked again by every message clause of every rule left on the log)
+def _head_before_cut(text: str) -> str | None:
     cut = ELLIPSIS.search(text)
     head = text[: cut.start()] if cut else text
     return head if len(head) >= MIN_FRAGMENT else None
@@ -308,8 +360,18 @@ def _literal_chars(clause: Clause, i: int, shown: str) -> int:
     lits = {lit for lits, _ in (clause.gates or ((),) * (i + 1))[i] or () for lit in lits}
     # (a message that stops where the pattern's text goes on with punctuation is more likely a shorter message of its
     # own, `Loading lora X failed`, than one cut short: only a cut inside a phrase counts)
-    tail = max((k for lit in lits if lit not in shown for k in range(len(lit), 3, -1)
-                if shown.endswith(lit[:k]) and lit[k] not in ":;.,)]}'\""), default=0)
+    tail, end = 0, shown[-4:]
+    for lit in lits if len(end) == 4 else ():
+        if lit in shown:
+            continue
+        # (a cut after k > 3 characters of a literal ends on its characters k-4..k: only those places are tried)
+        at = lit.rfind(end, 0, len(lit) - 1)
+        while at >= 0 and at + 4 > tail:
+            k = at + 4
+            if shown.endswith(lit[:k]) and lit[k] not in ":;.,)]}'\"":
+                tail = k
+                break
+            at = lit.rfind(end, 0, k - 1)
     if not tail:
         return 0  # the cut is not inside the pattern's text: a `.*` swallowed what the paste shows
     return sum(len(lit) for lit in lits if lit in shown) + tail

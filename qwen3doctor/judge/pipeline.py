@@ -8,13 +8,13 @@ from dataclasses import dataclass, field, replace
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
 from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, prose_crash
-from .match import Haystack, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits
+from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import later, phase_of, phase_of_frames, stopped_in
 from ..read.prefixes import JOINED, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
-from ..read.scanner import CRASH, ENV, RULE, LiteralIndex, Prefilter, make_prefilter, selected_lines
+from ..read.scanner import CRASH, ENV, RULE, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score, scoreless
 
 MAX_KEPT_LINES = 4000  # lines kept for `log` clauses
@@ -134,11 +134,11 @@ def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:
     return out
 
 
-def literal_index_for(catalog: Catalog) -> LiteralIndex:
+def literal_index_for(catalog: Catalog) -> MatchIndex:
     """The catalog's literal index, built once per loaded catalog."""
     cached = catalog.derived.get("literal_index")
     if cached is None:
-        cached = catalog.derived["literal_index"] = LiteralIndex(catalog.literals())
+        cached = catalog.derived["literal_index"] = MatchIndex(catalog)
     return cached
 
 

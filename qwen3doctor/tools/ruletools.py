@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..knowledge.catalog import Catalog
 from ..knowledge.generic import STATISTICS_LINES
-from ..judge.pipeline import diagnose_scan, scan_source, with_crash_signs
+from ..judge.pipeline import diagnose_scan, literal_index_for, scan_source, with_crash_signs
 from ..model import Report, Scan
 from ..read.reader import LineSource, open_source
 from ..errors import InputError
@@ -132,7 +132,7 @@ def _diagnose_test_log(catalog: Catalog, key: Key, label: str,
     which it satisfies on its own."""
     from dataclasses import replace
 
-    from ..judge.match import evaluate
+    from ..judge.match import Haystack, evaluate
 
     how, value = key
     try:
@@ -146,10 +146,11 @@ def _diagnose_test_log(catalog: Catalog, key: Key, label: str,
     except InputError as exc:
         return str(exc), frozenset()
     satisfied = set()
+    hay = Haystack(scan, literal_index_for(catalog)) if matchers else None
     for rule_id in matchers:
         rule = catalog.rules[rule_id]
         for i, alternative in enumerate(rule.match):
-            rm = evaluate(replace(rule, match=(alternative,)), scan)
+            rm = evaluate(replace(rule, match=(alternative,)), scan, hay)
             if not rm.rejected and all(ev.state == "hit" for ev in rm.match):
                 satisfied.add((rule_id, i))
     return report, frozenset(satisfied)
