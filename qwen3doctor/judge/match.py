@@ -137,12 +137,13 @@ class Haystack:
         self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
-        # a message cut short with "...": a message clause may hit on the literals before the cut alone
-        self.cut_message = any(c.cut_short for c in scan.crashes)
+        # a message cut short with "...": a message clause may hit on the literals before the cut alone, when one of
+        # them holds the cut's last four characters (where _literal_chars lets a cut inside a literal end)
+        self.cut_ends = frozenset(head[-4:] for head in _cut_heads(scan)) if any(c.cut_short for c in scan.crashes) else ()
         # (by the clause's id: the catalog holds every clause for longer than a log's haystack lives)
         self._may: dict[int, bool] = {}
         self._index = index if isinstance(index, MatchIndex) else None
-        self._touched = (self._index.touched(self.present, bool(self.excerpts) or self.cut_message)
+        self._touched = (self._index.touched(self.present, bool(self.excerpts or self.cut_ends))
                          if self._index is not None else None)
 
     def rules_out(self, rule: Rule) -> bool:
@@ -198,7 +199,8 @@ class Haystack:
             return True  # (`<import>` hits on a traceback stopped while modules load, whatever its frames' names)
         if self.excerpts and clause.kind == "message" and fragment_source(clause, self.excerpts) is not None:
             return True
-        if self.cut_message and clause.kind == "message":
+        if self.cut_ends and clause.kind == "message" and any(
+                end in lit for gate in clause.gates or () for lits, _ in gate or () for lit in lits for end in self.cut_ends):
             return True
         if self.present is not None:
             return not self.present.isdisjoint(clause.anchors)
@@ -336,6 +338,15 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
+def _cut_heads(scan: Scan):
+    """The shown part of every message cut short (the crashes' and their chained causes')."""
+    for crash in list(scan.crashes) + list(_chained(scan.crashes)):
+        text = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
+        head = _cut_head(crash, text, scan)
+        if head is not None:
+            yield head
+
+
 def _cut_head(crash: Crash, text: str, scan: Scan) -> str | None:
     """The part of a message before its cut (read.crash sets `cut_short`: "..." at its end, or the paste's last
     line stopping mid-line); None when the message looks whole."""
@@ -399,16 +410,15 @@ class PerClause:
         return known[1]
 
 
-_FRAGMENTS = PerClause()  # each clause's fragment literals (with the default thresholds)
+_FRAGMENTS: dict[tuple[int, int], PerClause] = {}  # each clause's fragment literals, per pair of thresholds
 
 
 def fragment_literals(clause: Clause, min_len: int = MIN_FRAGMENT, min_spaces: int = 2) -> list[tuple[str, str]]:
     """(source, words) per message pattern: its longest literal without the punctuation at its ends, when that
     is long enough to stand for the message (`exceeds available Mamba cache blocks`). Kept per clause (a clause
     is asked on every log that pasted a fragment)."""
-    if min_len == MIN_FRAGMENT and min_spaces == 2:
-        return _FRAGMENTS.get(clause, lambda c: _fragment_literals(c, min_len, min_spaces))
-    return _fragment_literals(clause, min_len, min_spaces)
+    kept = _FRAGMENTS.setdefault((min_len, min_spaces), PerClause())
+    return kept.get(clause, lambda c: _fragment_literals(c, min_len, min_spaces))
 
 
 def _fragment_literals(clause: Clause, min_len: int, min_spaces: int) -> list[tuple[str, str]]:
