@@ -1,4 +1,4 @@
-from qwen3doctor.read.crash import CrashParser
+from qwen3doctor.read.crash import CrashParser, embedded_causes
 from qwen3doctor.read.prefixes import peel
 
 
@@ -201,3 +201,30 @@ def test_an_assertion_without_a_message_keeps_the_check_that_failed():
     # the statement belongs to its own frame: under an earlier frame it is not the check that failed
     earlier = tb + '  File "/x/vllm/y.py", line 3, in inner\n'
     assert parse(earlier + "AssertionError\n")[0].assertion == ""
+
+
+def test_an_assert_statement_quoted_right_above_a_bare_assertionerror_is_the_check_that_failed():
+    """A reporter who pastes the last two lines of a traceback (the statement and `AssertionError`) still shows which
+    check failed (vllm#18933: `assert issubclass(connector_cls, KVConnectorBase)` over `AssertionError`); a statement
+    further up, or another line right above, is not it."""
+    quoted = ("INFO 06-03 11:20:05 [factory.py:64] Creating v1 connector with name: NixlConnector\n"
+              "    assert issubclass(connector_cls, KVConnectorBase)\n"
+              "AssertionError\n")
+    crash = parse(quoted)[-1]
+    assert (crash.exception_type, crash.message, crash.assertion) == (
+        "AssertionError", "", "assert issubclass(connector_cls, KVConnectorBase)")
+    apart = quoted.replace("AssertionError\n", "\nAssertionError\n")
+    assert parse(apart)[-1].assertion == ""
+    assert parse(quoted.replace("AssertionError\n", "AssertionError: connector is not a v1 connector\n"))[-1].assertion == ""
+
+
+def test_a_wrapper_quoting_an_exceptions_repr_gives_its_message_without_the_quotes():
+    """`WorkerProc hit an exception: ValueError('...')` prints the exception the worker raised as its constructor call:
+    the message is the string (LMCache/LMCache#2306), also inside a JSON record's value; a KeyError keeps its key's
+    quotes."""
+    line = ("(Worker_TP0 pid=233) ERROR 05-21 08:02:31 [multiproc_executor.py:772] WorkerProc hit an exception: "
+            "ValueError('vllm model for vllm-instance not found.')")
+    assert ("ValueError", "vllm model for vllm-instance not found.") in [
+        (c.exception_type, c.message) for c in embedded_causes(parse(line + "\n"))]
+    keyed = line.replace("ValueError('vllm model for vllm-instance not found.')", "KeyError('model.layers.0.mlp.experts')")
+    assert ("KeyError", "'model.layers.0.mlp.experts'") in [(c.exception_type, c.message) for c in embedded_causes(parse(keyed + "\n"))]

@@ -663,9 +663,10 @@ class CrashParser:
                 tb.end = line_no
                 return  # a code line or caret line under a frame
         if tb is None:
-            self._standalone(line_no, process, stripped, record)
+            self._standalone(line_no, process, stripped, record, before)
 
-    def _standalone(self, line_no: int, process: str | None, text: str, record: str | None = None) -> None:
+    def _standalone(self, line_no: int, process: str | None, text: str, record: str | None = None,
+                    before: tuple[int, str] | None = None) -> None:
         if text.startswith(("raise ", "assert ")):
             # a source line quoted from a traceback (`raise ValueError(msg)`), not the exception it raises: that is
             # the next line; a paste that stops here is a crash of that type whose message was cut off
@@ -730,6 +731,11 @@ class CrashParser:
                 self._record(line_no, process, text, record)
             return
         body = m.group("m")
+        if text.lstrip().startswith('{"') and '"' in body:
+            # a message inside a JSON record's value ends at its closing quote, not at the line's end (`..."message":
+            # "... it might be dead","status_code":500,...}`; `"msg":"... ValueError('...')"}`, whose repr is then
+            # unquoted as any); a message that quotes JSON itself keeps it whole
+            body = _JSON_VALUE_END.split(body, 1)[0]
         if CANN_RECORD.match(body):
             # the code and what failed, without its pid, time and source location: `E39999: Kernel task happen error`
             body = re.sub(rf"^({CANN_CODE})(?!:)", r"\1: ", _CANN_NOISE.sub("", body))
@@ -747,13 +753,15 @@ class CrashParser:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and (text[: m.start()].rstrip().endswith(":") or body.startswith("Assertion")):
             message = text  # keep "Exception: Capture cuda graph failed: ..." whole, and a kernel assert's file and kernel
-        if text.lstrip().startswith('{"') and '"' in message:
-            # a message inside a JSON record's value ends at its closing quote, not at the line's end (`..."message":
-            # "... it might be dead","status_code":500,...}`); a message that quotes JSON itself keeps it whole
+        if text.lstrip().startswith('{"') and '"' in message and message is text:
             message = _JSON_VALUE_END.split(message, 1)[0]
         # read it as a traceback that lost its frames: the lines right after it may continue the message
+        # (with the code line quoted right above it: `assert issubclass(connector_cls, KVConnectorBase)` over a bare
+        # `AssertionError` is the check that failed, vllm#18933)
+        code = before[1].strip() if before is not None and before[0] == line_no - 1 and "assert " in before[1] else ""
         self._open[process] = _Open(process, line_no, exc_type=exc_type, message=[message], done=True, last_line=line_no,
-                                    record=record, wraps=_wrapped(e) if e and exc_type == e.group("type") else "")
+                                    record=record, wraps=_wrapped(e) if e and exc_type == e.group("type") else "",
+                                    last_code=(0, code))
         if _ARGPARSE.match(body):
             self._close(process)  # (argparse's one line is all it says; the usage or a prompt after it is not its message)
 
@@ -953,7 +961,11 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
             continue
         msg = re.split(r"['\"],\s+(?:please|see|check)", e.group("msg"))[0].rstrip()
         opener = text[e.start("type") - 1] if e.start("type") > 0 else ""
-        if opener in "'\"(":
+        if text[e.end("type"):e.end("type") + 1] == "(" and msg.endswith(")"):
+            # the exception's repr, `WorkerProc hit an exception: ValueError('... not found.')`: its message as
+            # `Type: message` prints it (LMCache/LMCache#2306)
+            msg = _unquoted(text[e.end("type") + 1] + msg[:-1], e.group("type"))
+        elif opener in "'\"(":
             # (the wrapper quoted the exception, `Worker failed with error 'KeyError: x'`: its closing quote goes; an
             # exception whose own message ends in a quote, `... has no attribute 'x'`, keeps it)
             msg = msg.rstrip("'\")").rstrip()
