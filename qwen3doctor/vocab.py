@@ -5,8 +5,13 @@ from __future__ import annotations
 import functools
 import re
 
-FAMILIES = ("qwen3", "qwen3-moe", "qwen3-vl", "qwen3-omni", "qwen3-next", "qwen3.5", "qwen3.5-moe", "qwen3-coder")
+# (qwen3-tts, qwen3-asr: the speech models, of their own architectures - not the Qwen3 language model, still Qwen3s)
+FAMILIES = ("qwen3", "qwen3-moe", "qwen3-vl", "qwen3-omni", "qwen3-next", "qwen3.5", "qwen3.5-moe", "qwen3-coder",
+            "qwen3-tts", "qwen3-asr")
 OTHER = "other"
+# served by packages of their own (vllm-omni, qwen-asr's plugin) as often as by the engine's registry: a release that
+# registers none of their architectures is no sign the model cannot load
+PLUGIN_SERVED = frozenset({"qwen3-tts", "qwen3-asr"})
 # a rule naming the key also covers these detected families
 FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
 
@@ -64,6 +69,8 @@ _ARCH_FAMILY = (
     (r"Qwen3_5MoeFor|Qwen3_5_Moe", "qwen3.5-moe"),
     (r"Qwen3_5For|Qwen3_5Model", "qwen3.5"),
     (r"Qwen3OmniMoe|Qwen3Omni", "qwen3-omni"),
+    (r"Qwen3TTS|Qwen3Tts", "qwen3-tts"),
+    (r"Qwen3ASR|Qwen3Asr", "qwen3-asr"),
     (r"Qwen3VL", "qwen3-vl"),
     (r"Qwen3MoeFor|Qwen3MoeModel", "qwen3-moe"),
     (r"Qwen3For|Qwen3Model", "qwen3"),
@@ -114,8 +121,9 @@ def family_of_model(name: str) -> str | None:
 def _family_of_text(low: str) -> str | None:
     if "qwen3" not in low:
         return OTHER if _OTHER_MODELS.search(low) else None
-    if re.search(r"qwen3-?(?:tts|asr)", low):
-        return OTHER  # speech models of their own architectures, not the Qwen3 language model
+    speech = re.search(r"qwen3-?(tts|asr)", low)
+    if speech:
+        return f"qwen3-{speech.group(1)}"  # speech models of their own architectures, not the Qwen3 language model
     if re.search(r"qwen3[\w.-]*-next|qwen3next", low):
         return "qwen3-next"
     if re.search(r"qwen3\.[5-9]|qwen3-[5-9](?:-|$)|qwen3[5-9]", low):

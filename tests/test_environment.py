@@ -254,9 +254,14 @@ def test_a_plugin_re_registering_an_architecture_names_no_model():
     assert env.get("architecture") is None and env.get("family") is None
 
 
-def test_qwen3_speech_models_are_not_the_qwen3_language_model():
-    for model in ("Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", "Qwen/Qwen3-ASR-0.6B"):
-        assert env_of(f"vllm serve {model} --port 8000").get("family") == "other", model
+def test_qwen3_speech_models_are_families_of_their_own():
+    """Qwen3-TTS and Qwen3-ASR are Qwen3s of their own architectures: neither the Qwen3 language model (a rule for
+    that does not hold for them) nor "not a Qwen3 model"."""
+    for model, family in (("Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice", "qwen3-tts"), ("Qwen/Qwen3-ASR-0.6B", "qwen3-asr"),
+                          ("/models/qwen3_asr_1.7b", "qwen3-asr")):
+        assert env_of(f"vllm serve {model} --port 8000").get("family") == family, model
+    arch = env_of("INFO 09-01 10:00:00 [model.py:547] Resolved architecture: Qwen3TTSForConditionalGeneration")
+    assert arch.get("family") == "qwen3-tts"
 
 
 def test_the_engine_configuration_line_makes_flags_only_of_values_off_their_default():

@@ -540,11 +540,20 @@ def test_an_assert_of_the_engine_is_a_raise_site_dated_by_the_releases_that_have
     assert "no longer raise it" not in " ".join(report.next_steps)
 
 
-def test_lint_advises_against_a_plain_word_as_a_log_anchor(bundled):
+def test_lint_advises_against_a_plain_word_as_a_log_anchor(tmp_path):
     """A log pattern whose anchor is a plain word (`' install '`) selects every request line whose prompt holds it:
     lint says so, as advice; a distinctive anchor is not warned about."""
     from qwen3doctor.tools.ruletools import lint_warnings
 
-    warned = [w for w in lint_warnings(bundled) if "plain words a request's prompt may hold" in w]
-    assert any("'quantization'" in w for w in warned)
-    assert not any("nvidia-container-cli-mount-file-exists" in w or "container-toolkit-cdi-spec-missing" in w for w in warned)
+    def warned(name, pattern):
+        folder = tmp_path / name / "rules" / "common"
+        folder.mkdir(parents=True)
+        text = RULE.format(window=">=0.16.0", fixes=GDN_FIX, frame="fi_chunk_gated_delta_rule", fixed_in="",
+                           match=LOGS / "vllm" / "gdn-cudagraph-illegal-memory-access--vllm-34948.log",
+                           no_match=LOGS / "vllm" / "qwen3-next-fp8-ima-deepgemm.log")
+        text = text.replace("    message: ['illegal memory access']\n", f"    log: ['{pattern}']\n")
+        (folder / "anchored.yaml").write_text(text)
+        return [w for w in lint_warnings(load_catalog([folder.parent])) if "plain words a request's prompt may hold" in w]
+
+    assert any("'quantization'" in w for w in warned("plain", "(?i)\\bquantization\\b"))
+    assert warned("distinctive", "nvidia-container-cli: mount error: file exists") == []

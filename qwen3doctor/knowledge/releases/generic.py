@@ -334,11 +334,11 @@ def _family(arch: str) -> str | None:
 def family_alert(engine: str, version, family: str | None) -> tuple[str, str, str] | None:
     """`check`: (name, title, detail) when the planned release registers none of the architectures of the model's
     family that later (or earlier) releases register, e.g. Qwen3.5 planned on vLLM 0.12.0."""
-    from ...vocab import family_of_architecture
+    from ...vocab import OTHER, PLUGIN_SERVED, family_of_architecture
 
     t = table(engine, "arch")
     pos = position(engine, version)
-    if t is None or pos is None or not family or family == "other":
+    if t is None or pos is None or not family or family == OTHER or family in PLUGIN_SERVED:
         return None
     archs = [a for a in t.facts if family_of_architecture(a) == family]
     if not archs or any(t.holds_at(a, pos) for a in archs):
