@@ -220,6 +220,7 @@ class Scan:
     empty: bool = False  # no line holds more than white space
     stopped_in: str | None = None  # the start-up phase the log ends in (its last lines), when it never reached serving
     quiet: frozenset[str] = frozenset()  # kept lines logged at INFO / WARNING / DEBUG level
+    recorded: frozenset[str] = frozenset()  # kept lines that came in a logging record (any level)
 
 
 @dataclass(frozen=True)

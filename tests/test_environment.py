@@ -523,3 +523,62 @@ def test_a_modelscope_path_and_more_spellings_of_the_vllm_version():
     assert env_of("VLLM version: 0.16.0rc2.dev496+g4a9c07a0a\n").get("engine_version") == "0.16.0rc2.dev496+g4a9c07a0a"
     assert env_of("deployed with vllm_v0.17.0 on 8x H100\n").get("engine_version") == "0.17.0"
     assert env_of("vllm_ascend 0.9 plugin\n").get("engine_version") is None
+
+
+def test_prose_after_the_words_vllm_serve_is_no_model_and_no_launch(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+    from qwen3doctor.read.command import read_command
+
+    tb = ("Traceback (most recent call last):\n"
+          '  File "/data/vllm/.venv/lib/python3.10/site-packages/vllm/entrypoints/cli/serve.py", line 27, in cmd\n'
+          "    uvloop.run(run_server(args))\n")
+    # a CJK sentence ending in a full-width colon (Qwen3#1349) and an English one: no model, no flags known
+    for said in ("A100 transformers 4.51.3   vllm 0.8.5 使用命令 vllm serve 启动的时候提示错误：",
+                 "I run vllm serve and then it crashes:",
+                 "After vllm serve starts, the first chat request kills the engine. Startup lines:"):
+        env = diagnose_text(f"{said}\n{tb}", catalog).environment
+        assert env.get("model") is None and env.get("serve_command") is None, said
+        assert not env.flags_known and env.get("engine") == "vllm", said
+    assert read_command("vllm serve 启动的时候提示错误:").model is None
+    assert read_command("vllm serve Qwen3-8B，然后报错").model is None
+    # ids and paths stay models, a folder named in CJK included
+    for model in ("Qwen/Qwen3-8B", "/data/模型/Qwen3-8B", "./qwen3", "qwen3:8b", "Qwen3-8B"):
+        assert read_command(f"vllm serve {model} --port 8000").model == model
+    env = diagnose_text(f"vllm serve /data/模型/Qwen3-8B --enforce-eager\n{tb}", catalog).environment
+    assert env.get("model") == "/data/模型/Qwen3-8B" and "--enforce-eager" in env.flags
+
+
+def test_an_sglang_paste_that_names_its_vllm_install_is_sglangs(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    # sglang#6000: SGLang 0.4.6 asks for vllm installed (its AWQ path is vLLM's code); the report names both
+    said = ("Yes, I also hit this on Sglang 0.4.6.post2 with swift/Qwen3-30B-A3B-AWQ, it prompts that I need to install "
+            "vllm 0.8.4, so I installed it.\n"
+            "AttributeError: 'FusedMoE' object has no attribute 'hidden_size'\n")
+    env = diagnose_text(said, catalog).environment
+    assert env.get("engine") == "sglang" and env.get("engine_version") == "0.4.6.post2"
+    # an SGLang traceback through the vLLM layer code it imports is SGLang's crash, however many vLLM frames it shows
+    tb = ("Traceback (most recent call last):\n"
+          '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_loader/loader.py", line 381, in load_model\n'
+          "    model = _initialize_model(\n"
+          '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/layers/quantization/awq_marlin.py", line 164, in get_quant_method\n'
+          "    if not check_moe_marlin_supports_layer(layer, self.group_size):\n"
+          '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/layers/quantization/utils/marlin_utils.py", line 170, in check_moe_marlin_supports_layer\n'
+          "    hidden_size = layer.hidden_size\n"
+          '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/layers/quantization/utils/marlin_utils.py", line 171, in check_moe_marlin_supports_layer\n'
+          "AttributeError: 'FusedMoE' object has no attribute 'hidden_size'\n")
+    assert diagnose_text(tb, catalog).environment.get("engine") == "sglang"
+    # the other way: a vLLM log whose listing also names sglang, its traceback in vLLM's layers, stays vLLM's
+    vllm_log = ("vllm: 0.8.5\nsglang: 0.4.6.post2\n"
+                "INFO 05-05 08:12:30 [api_server.py:1043] vLLM API server version 0.8.5\n"
+                "ERROR 05-05 08:12:40 [core.py:396] EngineCore failed to start.\n"
+                "ERROR 05-05 08:12:40 [core.py:396] Traceback (most recent call last):\n"
+                'ERROR 05-05 08:12:40 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/quantization/awq_marlin.py", line 164, in get_quant_method\n'
+                'ERROR 05-05 08:12:40 [core.py:396]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/layer.py", line 512, in __init__\n'
+                "ERROR 05-05 08:12:40 [core.py:396] ValueError: Unsupported FusedMoe scoring func\n")
+    env = diagnose_text(vllm_log, catalog).environment
+    assert env.get("engine") == "vllm" and env.get("engine_version") == "0.8.5"
+    # a vLLM paste without SGLang's code still counts vLLM's layer frames for vLLM
+    layers_only = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/layer.py", line 512, in __init__\n'
+                   "ValueError: Unsupported FusedMoe scoring func\n")
+    assert diagnose_text(layers_only, catalog).environment.get("engine") == "vllm"

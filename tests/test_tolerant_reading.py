@@ -176,14 +176,28 @@ def test_a_fragment_cut_mid_message_still_names_its_rule(catalog):
     assert ev[0].text.startswith("message fragment")
 
 
-def test_no_fragment_search_beside_a_cut_traceback(catalog):
-    # the traceback's own message is what is missing; a log line elsewhere is not it
+def test_no_fragment_from_a_logged_record_beside_a_cut_traceback(catalog):
+    # the traceback's own message is what is missing; the header logger.exception printed above it is not it
     log = ('INFO:     10.0.0.9:4410 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
            "ERROR 04-05 11:55:07 [hermes_tool_parser.py:110] Error in extracting tool call from response.\n"
            "ERROR 04-05 11:55:07 [hermes_tool_parser.py:110] Traceback (most recent call last):\n"
            'ERROR 04-05 11:55:07 [hermes_tool_parser.py:110]   File "/v/hermes_tool_parser.py", line 88, in extract_tool_calls\n')
     report = diagnose_text(log, catalog)
     assert not any(c.excerpt for c in report.crashes)
+
+
+def test_a_title_line_beside_a_cut_traceback_is_its_message(catalog):
+    # sglang#6580: the title holds the message the pasted traceback stops before
+    log = ("[Bug] awq quantization requires some operators from vllm. Please install vllm by `pip install vllm==0.8.4`\n"
+           "[2025-05-25 00:29:24] Scheduler hit an exception: Traceback (most recent call last):\n"
+           '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2255, in run_scheduler_process\n'
+           "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, pp_rank, dp_rank)\n"
+           '  File "/sgl-workspace/sglang/python/sglang/srt/managers/tp_worker.py", line 81, in __init__\n')
+    report = diagnose_text(log, catalog)
+    assert any(c.excerpt and "requires some operators from vllm" in c.message for c in report.crashes)
+    top = report.findings[0]
+    assert top.rule_id == "quant-method-marked-vllm-dependent-vllm-missing" and top.confidence == "medium"
+    assert any("vllm==0.8.4" in fx.command for fx in top.fixes)  # the pin the message names fills the fix
 
 
 def test_a_cuda_error_with_its_source_location(catalog):

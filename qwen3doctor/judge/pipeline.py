@@ -44,6 +44,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     kept_tail: list[str] = []
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
     quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
+    recorded: set[str] = set()  # kept lines that came in a logging record of any level
     lines = dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter)))))
     for line_no, line, why in rejoined_commands(lines, _known_flag):
         if line.startswith("```"):
@@ -53,9 +54,9 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
             # a log shipper's record holding several lines (a whole traceback in one JSON `log` / `message`
             # field): each is a line of its own, with its own prefix
             for piece in pieces:
-                _take(parser, collector, kept, kept_tail, line_no, piece, why, phases, quiet)
+                _take(parser, collector, kept, kept_tail, line_no, piece, why, phases, quiet, recorded)
             continue
-        _take(parser, collector, kept, kept_tail, line_no, line, why, phases, quiet)
+        _take(parser, collector, kept, kept_tail, line_no, line, why, phases, quiet, recorded)
     crashes = _with_phase(parser.finish(), phases)
     collector.note_frames(crashes)
     env = merge_environment(collector, overrides or Overrides())
@@ -63,11 +64,11 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen,
-                stopped_in=stopped_in(phases, source.lines_read), quiet=frozenset(quiet))
+                stopped_in=stopped_in(phases, source.lines_read), quiet=frozenset(quiet), recorded=frozenset(recorded))
 
 
 def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int,
-          phases: list[tuple[int, str]], quiet: set[str]) -> None:
+          phases: list[tuple[int, str]], quiet: set[str], recorded: set[str]) -> None:
     """One line of the log into the crash parser, the environment collector, the phases and the kept lines."""
     if not line or line.isspace():
         parser.feed(line_no, None, "", False)
@@ -98,6 +99,8 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
     if why & RULE:  # holds a rule `log` anchor, or is in the head of the log or a crash's context
         if record is not None and record.startswith(QUIET_LEVELS) and len(quiet) < MAX_KEPT_LINES:
             quiet.add(text)
+        if record is not None and len(recorded) < MAX_KEPT_LINES:
+            recorded.add(text)
         if len(kept) < MAX_KEPT_LINES // 2:
             kept.append(text)
         else:
@@ -202,10 +205,15 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
     """A short paste with no crash line: the lines (alone, or with the next one, for a message the engine wrapped
     over two lines) that a rule's message pattern matches, or that hold its long literal (a paste that begins or
     ends mid-message). Each becomes a crash with no type: crash evidence, as the engine's own message is."""
-    if scan.lines_read > MAX_PASTE_LINES or any(c.said or c.frames for c in scan.crashes):
-        return ()  # a long log, or one with its own crash lines (a cut traceback's message is what it lacks)
+    if scan.lines_read > MAX_PASTE_LINES or any(c.said for c in scan.crashes):
+        return ()  # a long log, or one with its own crash lines
+    # A traceback cut before its exception line says no message: a bare line of the paste may hold it, as an issue's
+    # title above the traceback does ("[Bug] awq quantization requires some operators from vllm ...", sglang#6580).
+    # A logged record beside it does not: the header `logger.exception` prints above the traceback ("Error in
+    # extracting tool call from response.") or an error the server logged and went on with.
+    cut = scan.recorded if scan.crashes else frozenset()
     # (a warning or an info record is what the server said and went on with: never a crash's message)
-    lines = [line.strip() for line in scan.lines if line.strip() and line not in scan.quiet]
+    lines = [line.strip() for line in scan.lines if line.strip() and line not in scan.quiet and line not in cut]
     windows = [(n, line, 1) for n, line in enumerate(lines)] + [
         (n, f"{a} {b}", 2) for n, (a, b) in enumerate(zip(lines, lines[1:]))]
     whole = " ".join(lines)

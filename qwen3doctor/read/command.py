@@ -35,8 +35,10 @@ LAUNCHERS = frozenset({"vllm", "serve", "-m", "sglang.launch_server", "vllm.entr
                        "vllm.entrypoints.cli.main", "sglang", "sgl-omni", "sglang.cli", "sglang_router.launch_server", "sglang.bench_latency",
                        "sglang.bench_one_batch", "sglang.bench_one_batch_server", "sglang.bench_offline_throughput"})
 _PYTHON = re.compile(r"python[\d.]*")
-# a model is a path or an id (`Qwen/Qwen3-8B`, `/models/qwen3`, `qwen3-8b`): a bare word of letters is prose
-_PROSE_WORD = re.compile(r"[a-z]+|[^\x00-\x7f]+")
+# a model is a path or an id (`Qwen/Qwen3-8B`, `/models/qwen3`, `qwen3-8b`): a bare word of letters is prose, and so is
+# a word that ends a clause (`starts,`, `crashes:`, `错误：`) or one with CJK prose in it and no folder (a Hub id is
+# ASCII): "vllm serve 启动的时候提示错误：" (Qwen3#1349), "vllm serve starts, the first request kills it"
+_PROSE_WORD = re.compile(r"[a-z]+|[^\x00-\x7f]+|.*[,;:!?，；：。！？]|[^/\\]*[^\x00-\x7f][^/\\]*")
 _NUMBER = re.compile(r"-\d+(?:\.\d+)?")
 
 
@@ -107,6 +109,7 @@ class ServeCommand:
     model: str | None = None
     model_index: int | None = None  # the model's token when given as a positional (`vllm serve MODEL`)
     flags: tuple[Flag, ...] = field(default=())
+    prose: bool = False  # words of a sentence follow the launcher ("vllm serve fails with ..."): no launch was pasted
 
     def values(self) -> dict[str, str]:
         """Canonical flag -> its value ('' for a switch); a flag given twice keeps its last value."""
@@ -131,7 +134,7 @@ def read_command(command: str | list[str], *, launcher: bool = True) -> ServeCom
     positional_model = "serve" in tokens[:launcher_end] or "vllm.entrypoints.cli.main" in tokens[:launcher_end]
     i = launcher_end
     flags: list[Flag] = []
-    model, model_index = None, None
+    model, model_index, prose = None, None, False
     while i < len(tokens):
         tok = tokens[i]
         if is_flag(tok):
@@ -152,10 +155,11 @@ def read_command(command: str | list[str], *, launcher: bool = True) -> ServeCom
                 model = value
         elif positional_model and model_index is None and model is None:
             if _PROSE_WORD.fullmatch(tok):
+                prose = True
                 break  # prose after the words `vllm serve` ("vllm serve fails with ...", "vllm serve 启动 ..."): no launch
             model, model_index = tok, i
         i += 1
-    return ServeCommand(tokens, engine, launcher_end, model, model_index, tuple(flags))
+    return ServeCommand(tokens, engine, launcher_end, model, model_index, tuple(flags), prose)
 
 
 def _launcher_end(tokens: tuple[str, ...]) -> int:

@@ -271,6 +271,8 @@ _BASE_OF = {
 # vLLM's own modules in a frame or a logger name (`/vllm/worker/`, `\vllm\model_executor\`, `vllm.v1.engine.core_client`)
 _VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
+# the code of vLLM's that SGLang imports and runs as a library (its quantization methods, fused MoE, custom ops)
+_VLLM_LIBRARY = re.compile(r"vllm[/\\.](?:model_executor[/\\.]layers|_custom_ops)\b")
 # SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception|sglang_router\w*::|"
                          r"Initialization failed\. warmup error|^launch_server\.py: error: |"
@@ -363,6 +365,8 @@ class EnvCollector:
         self._last_line: int | None = None
         self._yaml_items: list[str] = []
         self._engine_votes = {"vllm": 0, "sglang": 0}
+        self._sglang_code = False  # a line of SGLang's own code (`sglang/srt/...`) was read
+        self._vllm_library = 0  # lines of vLLM's layer code that SGLang imports too (engine_votes)
         self.serve_command: str | None = None
         self._gpu_listing = False
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
@@ -609,8 +613,12 @@ class EnvCollector:
         # of which engine wrote the log; the engine's own imports and modules are
         if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text or _SGLANG_OWN.search(text):
             self.vote_engine("sglang")
+            self._sglang_code = True
         if "vllm" in text and _VLLM_MODULE.search(text) or "StageEngineCoreProc" in text or _VLLM_OWN.search(text):
-            self.vote_engine("vllm")  # (vLLM-Omni's stage engines are vLLM's engine cores)
+            if _VLLM_LIBRARY.search(text):
+                self._vllm_library += 1  # (counted in engine_votes: SGLang may be the one running it)
+            else:
+                self.vote_engine("vllm")  # (vLLM-Omni's stage engines are vLLM's engine cores)
 
     def _memory_elsewhere(self, text: str) -> None:
         """torch's OOM message gives the device's total, its free memory and what this process holds: what is left
@@ -694,7 +702,9 @@ class EnvCollector:
                 version = clean_version(v.group("v") or v.group("v2") or "")
                 if version:
                     self.put("sglang", version, "log: version mention", P_HINT)
-                    self.vote_engine("sglang")
+                    # (as in a listing: SGLang needs vllm installed for its borrowed layers, vLLM never needs SGLang,
+                    # so a paste naming both releases is SGLang's: "Sglang 0.4.6.post2 ... install vllm 0.8.4", sglang#6000)
+                    self.vote_engine("sglang", 2)
 
     def _hardware(self, text: str, record: str | None = None) -> None:
         g = next((m for m in _GPU_NAME.finditer(text) if not _GPU_TARGET.search(text, max(0, m.start() - 40), m.start())), None)
@@ -792,6 +802,11 @@ class EnvCollector:
             return
         engine = cmd.engine
         self.vote_engine(engine, 5)
+        if cmd.prose and not cmd.flags:
+            # a sentence that names the command ("I run vllm serve and then it crashes:"): the engine, but no launch
+            # to read flags or a model from (Qwen3#1349)
+            self.put("engine_from_command", engine, "log: serve command", priority)
+            return
         if self.serve_command is None:
             self.serve_command = shlex.join(cmd.tokens)
             self.put("serve_command", self.serve_command, "log: serve command", priority)
@@ -878,12 +893,18 @@ class EnvCollector:
         for kind, tag in self._ranks.items():
             out.setdefault(f"{kind.lower()}_tag", Fact(tag, f"log: process tag `{tag}`"))
         if derived:
-            derive(out, self._engine_votes)
+            derive(out, self.engine_votes)
         return out
 
     @property
     def engine_votes(self) -> dict[str, int]:
-        return dict(self._engine_votes)
+        """The votes; lines of vLLM's layer code count for vLLM only in a log without SGLang's own code: SGLang (up
+        to 0.4.9) runs vLLM's quantization and MoE layers inside its scheduler, so its tracebacks pass through
+        `vllm/model_executor/layers/...` while no vLLM engine runs (sglang#6000)."""
+        votes = dict(self._engine_votes)
+        if not self._sglang_code:
+            votes["vllm"] += self._vllm_library
+        return votes
 
 
 # SGLang prints every argument, defaults included: an argument counts as a flag only when its value is not the
