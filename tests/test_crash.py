@@ -228,3 +228,74 @@ def test_a_wrapper_quoting_an_exceptions_repr_gives_its_message_without_the_quot
         (c.exception_type, c.message) for c in embedded_causes(parse(line + "\n"))]
     keyed = line.replace("ValueError('vllm model for vllm-instance not found.')", "KeyError('model.layers.0.mlp.experts')")
     assert ("KeyError", "'model.layers.0.mlp.experts'") in [(c.exception_type, c.message) for c in embedded_causes(parse(keyed + "\n"))]
+
+
+# the CANN runtime's report of a failed NPU task, as SGLang's scheduler prints it above its own traceback (sglang#10421)
+CANN_FAULT = """\
+       [AIC_INFO] after execute:args print end[FUNC:GetError][FILE:stream.cc][LINE:1183]
+       Aicore kernel execute failed, device_id=1, stream_id=2, report_stream_id=2, task_id=9012, flip_num=0, fault kernel_name=_fused_rotary_emb_kernel_3, fault kernel info ext=_fused_rotary_emb_kernel, program id=17, hash=1029384756102938475.[FUNC:GetError][FILE:stream.cc][LINE:1183]
+       rtStreamSynchronizeWithTimeout execute failed, reason=[vector core exception][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]
+       synchronize stream failed, runtime result = 507035[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]
+
+
+[2026-03-02 10:14:07 TP1] Scheduler hit an exception: Traceback (most recent call last):
+  File "/usr/local/python3.11.13/lib/python3.11/site-packages/sglang/srt/managers/scheduler.py", line 2705, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/usr/local/python3.11.13/lib/python3.11/site-packages/sglang/srt/managers/scheduler.py", line 860, in event_loop_overlap
+    batch = self.get_next_batch_to_run()
+"""
+
+
+def test_the_cann_runtimes_fault_lines_above_a_cut_traceback_are_the_crash():
+    """The faulting kernel, the runtime call's reason and its status are one device error, read as a CUDA error line
+    is: its message keeps the kernel's name and the reason, without the runtime's source locations; the scheduler's
+    traceback cut below it stays a fragment of its own. A quoted paste (`> `) reads the same."""
+    for text in (CANN_FAULT, "".join(f"> {line}\n" for line in CANN_FAULT.splitlines())):
+        crashes = parse(text)
+        first = crashes[0]
+        assert first.role == "primary" and first.line_no == 2 and not first.frames, first
+        assert first.message.startswith("Aicore kernel execute failed, device_id=1,")
+        assert "fault kernel_name=_fused_rotary_emb_kernel_3" in first.message
+        assert "reason=[vector core exception]" in first.message and first.message.endswith("runtime result = 507035")
+        assert "[FUNC:" not in first.message and "AIC_INFO" not in first.message
+        assert [c.functions for c in crashes[1:]] == [("run_scheduler_process", "event_loop_overlap")]
+
+
+def test_cann_runtime_lines_continue_the_record_or_error_they_follow():
+    """Under a CANN record (or torch_npu's error) the runtime's lines are that error's own text, not new crashes; alone
+    (the paste starts below the record), the first of them heads the crash, in each wording the runtime uses."""
+    record = ("EZ9999: Inner Error!\n"
+              "EZ9999: [PID: 3301] 2026-03-02-10:14:07.511.204 The error from device(chipId:1, dieId:0), serial number is 7, "
+              "there is an exception of aivec error, core id is 12, error code = 0x800000.[FUNC:PrintCoreInfo][FILE:device_error_core_proc.cc][LINE:645]\n"
+              "        TraceBack (most recent call last):\n"
+              "       Kernel task happen error, retCode=0x31, [vector core exception].[FUNC:PreCheckTaskErr][FILE:davinci_kernel_task.cc][LINE:1729]\n"
+              "       AIV Kernel happen error, retCode=0x31.[FUNC:GetError][FILE:stream.cc][LINE:1475]\n"
+              "       Aicore kernel execute failed, device_id=1, stream_id=2, report_stream_id=2, task_id=9012, flip_num=0, "
+              "fault kernel_name=_fused_rotary_emb_kernel_3, fault kernel info ext=none, program id=17, hash=1.[FUNC:GetError][FILE:stream.cc][LINE:1475]\n")
+    crashes = parse(record)
+    assert not any(c.message.startswith(("Kernel task", "AIV Kernel", "Aicore")) for c in crashes), crashes
+    device = next(c for c in crashes if "The error from device" in c.message)
+    assert "AIV Kernel happen error, retCode=0x31 " in device.message and "fault kernel_name=_fused_rotary_emb_kernel_3" in device.message
+    # in torch_npu's exception text, a record line that carries the runtime's call loses only its source location
+    torch_npu = ("Traceback (most recent call last):\n"
+                 '  File "/vllm-workspace/vllm-ascend/vllm_ascend/worker/model_runner_v1.py", line 2211, in execute_model\n'
+                 "    torch.npu.current_stream().synchronize()\n"
+                 "RuntimeError: synchronize:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:361 NPU function error: "
+                 "c10_npu::acl::AclrtSynchronizeStreamWithTimeout(stream()), error code is 507011\n"
+                 "EE9999: Inner Error!\n"
+                 "EE9999[PID: 6411] 2026-03-24-09:58:00.084.676 (EE9999):  rtMemcpy execution failed, reason=the current "
+                 "capture mode does not support this operation[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:61]\n")
+    assert parse(torch_npu)[0].message.endswith("(EE9999):  rtMemcpy execution failed, reason=the current capture mode "
+                                                "does not support this operation")
+    for alone, head in (
+            ("       rtStreamSynchronize execute failed, reason=[aicore timeout][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"
+             "       synchronize stream failed, runtime result = 507014[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:162]\n",
+             "rtStreamSynchronize execute failed, reason=[aicore timeout] synchronize stream failed, runtime result = 507014"),
+            ("       AICORE Kernel task happen error, retCode=0x25.[FUNC:GetError][FILE:stream.cc][LINE:1191]\n",
+             "AICORE Kernel task happen error, retCode=0x25"),
+            ("       wait for compute device to finish failed, runtime result = 507035.[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]\n",
+             "wait for compute device to finish failed, runtime result = 507035")):
+        crashes = parse(alone)
+        assert [c.message for c in crashes] == [head], crashes
+    # (an ordinary sentence with `failed, reason=` is no runtime record)
+    assert parse("Download failed, reason=[timeout], retrying\n") == []

@@ -190,6 +190,26 @@ def test_platform_from_the_engine_config_line():
     assert env.get("platform") == "npu"
 
 
+def test_the_cann_runtimes_fault_lines_and_ascend_only_modules_say_the_platform_is_npu():
+    """What exists only on Ascend is NPU evidence, as a CUDA error line is a GPU's: the CANN runtime's own fault lines
+    (sglang#10421, quoted or not), SGLang's NPU kernel package, torch_npu's C++ namespace and CANN's operator API."""
+    for line in (
+            "       Aicore kernel execute failed, device_id=4, stream_id=2, report_stream_id=2, task_id=433, flip_num=0, "
+            "fault kernel_name=_fused_rotary_emb_kernel_3, fault kernel info ext=none, program id=3, hash=1.[FUNC:GetError]",
+            ">        rtStreamSynchronizeWithTimeout execute failed, reason=[vector core exception][FUNC:FuncErrorReason]",
+            "       synchronize stream failed, runtime result = 507035[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]",
+            '  File "/usr/local/python3.11.13/lib/python3.11/site-packages/sgl_kernel_npu/fla/chunk.py", line 212, in chunk_gated_delta_rule_fwd',
+            "[rank4]:[E908 09:20:07.123185212 OpParamMaker.cpp:454] operator():NonzeroKernelNpuOpApi.cpp:33 call aclnnNonzero failed, "
+            "error code is 507035",
+            "frame #2: c10_npu::NPUCachingAllocator::emptyCache(bool) + 0x3c (0xfffd4b0a1234 in /opt/lib/libc10.so)"):
+        assert env_of(line + "\n").get("platform") == "npu", line
+    # a Python built under /usr/local (Ascend's images do so, others may too), or a sentence, is no sign of any platform
+    for line in ('  File "/usr/local/python3.11.13/lib/python3.11/site-packages/sglang/srt/managers/scheduler.py", line 2705, in run',
+                 "Download failed, reason=[timeout], retrying",
+                 "RuntimeError: CUDA error: an illegal memory access was encountered"):
+        assert env_of(line + "\n").get("platform") != "npu", line
+
+
 def test_the_chip_a_kernel_package_was_built_for_is_not_the_device():
     env = env_of("..[ERROR] the socversion Ascend910B1 of bin package does not match the current device socverison "
                  "Ascend310P3. Please modify default socversion in run.sh\n")

@@ -179,3 +179,17 @@ def test_what_a_message_forbids_is_not_advice():
     assert advice("Remote engine 1 must use --headless unless in internal mode")[0].startswith(
         "The error's own message asks for `--headless`:")
     assert "`--max-model-len 4096`" in advice("try passing --max-model-len 4096 instead")[0]
+
+
+def test_the_cann_runtimes_fault_lines_alone_ask_for_the_python_side(catalog):
+    """A paste that starts at the CANN runtime's fault lines (the record's head and the traceback cut off, sglang#10421)
+    asks for what a CANN record alone asks for: the traceback under ASCEND_LAUNCH_BLOCKING=1."""
+    log = ("       Aicore kernel execute failed, device_id=1, stream_id=2, report_stream_id=2, task_id=9012, flip_num=0, "
+           "fault kernel_name=_fused_rotary_emb_kernel_3, fault kernel info ext=none, program id=17, hash=1.[FUNC:GetError]"
+           "[FILE:stream.cc][LINE:1183]\n"
+           "       rtStreamSynchronizeWithTimeout execute failed, reason=[vector core exception][FUNC:FuncErrorReason]"
+           "[FILE:error_message_manage.cc][LINE:53]\n")
+    report = diagnose_text(log, catalog)
+    assert not report.findings and report.environment.get("platform") == "npu"
+    assert report.next_steps[0].startswith("The log holds the NPU runtime's (CANN) error record") and \
+        "ASCEND_LAUNCH_BLOCKING=1" in report.next_steps[0]

@@ -16,7 +16,7 @@ import re
 
 
 from ..model import Environment, Evidence, Finding, Scan
-from ..read.crash import CANN_RECORD
+from ..read.crash import CANN_RECORD, CANN_RUNTIME_LINE
 
 BY_CLASS = {
     "illegal-memory-access": [
@@ -197,7 +197,8 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
                 "paste the server's own log from the time of the request (the first `Traceback (most recent call last):` "
                 "or `ERROR` lines it printed, with the serve command); an HTTP 400 is the server refusing the request, "
                 "and its body says why."]
-    if not findings and not primary.frames and CANN_RECORD.match(primary.message):
+    if not findings and not primary.frames and (CANN_RECORD.match(primary.message)
+                                                 or CANN_RUNTIME_LINE.match(primary.message)):
         return ["The log holds the NPU runtime's (CANN) error record but not the Python side: rerun with "
                 "`ASCEND_LAUNCH_BLOCKING=1` so the traceback stops at the operator that failed (slower; for the "
                 "diagnosis only), and paste that traceback with the CANN lines around it (the full record is in the "

@@ -169,6 +169,16 @@ _CHAIN = re.compile(
 # a CANN (Ascend runtime) error record: `EH9999: ...`, `E39999[PID: 26762] ... (E39999): ...`
 CANN_CODE = r"E[A-Z0-9]\d{4}"
 CANN_RECORD = re.compile(rf"{CANN_CODE}(?:: |\[PID)")
+# the CANN runtime's own lines about a failed device task: the faulting kernel (`Aicore kernel execute failed, device_id=4,
+# ..., fault kernel_name=get_last_loc_kernel_0, ...`), the task's fault (`Kernel task happen error, retCode=0x31, [vector
+# core exception].`, `AIV Kernel happen error, retCode=0x31.`), the runtime call that saw it (`rtStreamSynchronizeWithTimeout
+# execute failed, reason=[vector core exception]`, `rtEventRecord execution failed, reason=aicore exception`) and its
+# status (`synchronize stream failed, runtime result = 507035`). They follow a CANN record or a torch_npu error and
+# continue its message; a paste cut below that record starts with them, and then they are the crash (sglang#10421)
+CANN_RUNTIME = (r"(?i:ai(?:core|cpu)) kernel execute failed, .+|(?:(?:AICORE|AICPU|AIV|AIC) )?Kernel (?:task )?happen error, "
+                r"retCode=.+|(?<![\w.])(?:rt|aclrt)[A-Z]\w+ execut(?:e|ion) failed, reason=.+|"
+                r"(?<![\w-])[a-z][a-z ]{2,60} failed, runtime result = \d+.*")
+CANN_RUNTIME_LINE = re.compile(CANN_RUNTIME)
 
 # Crash lines that need no traceback around them: each shape with the literal words every line of that shape holds
 # (the scanner keeps a line of a long log only when it holds one of them, and a line without any never reaches the
@@ -270,6 +280,7 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # record (`EH9999: [PID: 56178] ... failed, runtime result = 507018.[FUNC:ReportCallError][FILE:...]`)
     (r"The error from device\(chipId:\d+.*", ("The error from device(",)),
     (rf"(?<![\w-]){CANN_CODE}(?:: |\[PID: ).+", ()),
+    (CANN_RUNTIME, ("kernel execute failed", "happen error, retCode=", "failed, reason=", "failed, runtime result = ")),
     (r"\[c10d\] recvValue failed.*", ("recvValue",)),
     (r"Watchdog caught collective operation timeout.*", ("Watchdog",)),
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
@@ -357,8 +368,9 @@ _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
 
 # a CANN error record, and what it carries besides the error: `[PID: 56178] 2025-07-30-06:16:22.730.302 `,
 # `[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]`
-_CANN_NOISE = re.compile(rf"(?<=: )\[PID: \d+\] [\d:.-]+ |(?<=\d)\[PID: \d+\] [\d:.-]+ \({CANN_CODE}\):\s*|"
-                         r"\.?(?:\[(?:FUNC|FILE|LINE):[^\]]*\])+\s*$")
+_CANN_SOURCE = r"\.?(?:\[(?:FUNC|FILE|LINE):[^\]]*\])+\s*$"
+_CANN_NOISE = re.compile(rf"(?<=: )\[PID: \d+\] [\d:.-]+ |(?<=\d)\[PID: \d+\] [\d:.-]+ \({CANN_CODE}\):\s*|{_CANN_SOURCE}")
+_CANN_SOURCE_RE = re.compile(_CANN_SOURCE)
 # log levels of a record that reports what it caught and went on
 QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 # a glog record of a C / C++ / CUDA source file (prefixes.peel_record: `glog E tcp_transport.cpp:480`)
@@ -601,7 +613,9 @@ class CrashParser:
                 new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None
                              and not stripped[len(e.group("type")):].startswith("(")) or (
                     WRAPPER_PATTERNS.search(stripped) or CONSEQUENCE_PATTERNS.search(stripped)
-                    or (not tb.frames and _STANDALONE.search(stripped) and not stripped.startswith("what():")
+                    or (not tb.frames and (shape := _STANDALONE.search(stripped)) and not stripped.startswith("what():")
+                        # (the CANN runtime's lines under a CANN record or a torch_npu error are that error's own)
+                        and not CANN_RUNTIME_LINE.fullmatch(shape.group("m"))
                         # (pydantic's error under its own header is the header's message, with or without frames)
                         and not (stripped.startswith("Value error, ") and (tb.exc_type or "").endswith("ValidationError")))
                 )
@@ -615,7 +629,8 @@ class CrashParser:
                     return
                 if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped) \
                         and not _COMMAND.match(stripped):
-                    tb.message.append(stripped)
+                    # (a CANN runtime line without its source location: `...[FUNC:GetError][FILE:stream.cc][LINE:1183]`)
+                    tb.message.append(_CANN_SOURCE_RE.sub("", stripped) if CANN_RUNTIME_LINE.search(stripped) else stripped)
                     tb.continuation += 1
                     tb.end = line_no
                     return
@@ -739,6 +754,8 @@ class CrashParser:
         if CANN_RECORD.match(body):
             # the code and what failed, without its pid, time and source location: `E39999: Kernel task happen error`
             body = re.sub(rf"^({CANN_CODE})(?!:)", r"\1: ", _CANN_NOISE.sub("", body))
+        elif CANN_RUNTIME_LINE.fullmatch(body):
+            body = _CANN_NOISE.sub("", body)  # (without the runtime's source location: `[FUNC:GetError][FILE:stream.cc]...`)
         e = _EXC.match(body)
         if e and (is_exception_type(e.group("type")) or m.start() == 0 and re.fullmatch(_QUALIFIED_TYPE, e.group("type"))) \
                 and (e.group("msg") is not None or body == e.group("type")):

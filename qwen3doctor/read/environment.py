@@ -16,7 +16,7 @@ from .. import vocab
 from ..model import Environment, Fact
 from ..versions import clean_version, parse_version
 from .command import read_command
-from .crash import CANN_RECORD
+from .crash import CANN_RECORD, CANN_RUNTIME_LINE
 
 # how much a source is trusted, per kind of line
 P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
@@ -35,7 +35,7 @@ _QUICK_WORDS = tuple(
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
         "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
-        "stageenginecore",
+        "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=",
     )
 )
 
@@ -246,7 +246,10 @@ _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
 _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
-                       r"\bACL graph\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend", re.I)
+                       r"\bACL graph\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
+                       # modules and calls that exist only for Ascend: SGLang's NPU kernels, torch_npu's C++ namespace,
+                       # CANN's operator and runtime APIs (`call aclnnNonzero failed`, `aclrtSynchronizeStreamWithTimeout`)
+                       r"\bsgl_kernel_npu\b|\bc10_npu\b|\baclnn[A-Z]\w*|\baclrt[A-Z]\w*", re.I)
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
 # the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
@@ -761,7 +764,8 @@ class EnvCollector:
             # (AITER, AMD's kernel library, exists only for ROCm; so do MIOpen and rocBLAS, the RDNA gfx1xxx names, and
             # the `forward_hip` branch a custom op takes there)
             self.put("platform", "rocm", "log", P_HINT)
-        elif _NPU_HINT.search(text) or CANN_RECORD.match(text):
+        elif _NPU_HINT.search(text) or CANN_RECORD.match(text) or CANN_RUNTIME_LINE.search(text):
+            # (the CANN runtime's report of a failed device task is an NPU's, as a CUDA error is a GPU's: sglang#10421)
             self.put("platform", "npu", "log", P_HINT)
         elif "Maca" in text and "flash attention" in text:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
