@@ -602,3 +602,10 @@ def test_an_sglang_paste_that_names_its_vllm_install_is_sglangs(catalog):
     layers_only = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fused_moe/layer.py", line 512, in __init__\n'
                    "ValueError: Unsupported FusedMoe scoring func\n")
     assert diagnose_text(layers_only, catalog).environment.get("engine") == "vllm"
+
+
+def test_qwen3_sizes_that_exist_only_as_moe_read_as_moe_without_their_active_size():
+    """Qwen3 has no dense 235B or 30B: a name that drops the `-A22B` / `-A3B` is still the MoE model."""
+    for model in ("Qwen/Qwen3-235B", "Qwen3-30B", "/models/qwen3_235b_fp8"):
+        assert env_of(f"vllm serve {model} --port 8000").get("family") == "qwen3-moe", model
+    assert env_of("vllm serve Qwen/Qwen3-32B --port 8000").get("family") == "qwen3"

@@ -1230,3 +1230,24 @@ def test_a_message_that_quotes_json_keeps_it(catalog):
     crash = diagnose_text('ValueError: Failed to parse tool call arguments {"name": "get_weather", "city": "Paris"}\n',
                           catalog).crash
     assert crash.message == 'Failed to parse tool call arguments {"name": "get_weather", "city": "Paris"}'
+
+
+def test_vllms_scheduler_stats_dump_is_no_crash_message(catalog):
+    """vLLM's dump_input prints the scheduler's stats at ERROR level as the engine dies: a sign of the crash, not its
+    message (tenstorrent/tt-metal#48536 showed only this line above a wrapper's traceback)."""
+    dump = ("(EngineCore_DP0 pid=1470819) ERROR 06-30 20:55:05 [dump_input.py:81] Dumping scheduler stats: "
+            "SchedulerStats(num_running_reqs=1, num_waiting_reqs=0, step_counter=0, current_wave=0, "
+            "kv_cache_usage=0.09090909090909094, encoder_cache_usage=0.0)\n")
+    report = diagnose_text(dump, catalog)
+    assert report.crash is not None and "SchedulerStats" not in report.crash.message
+
+
+def test_a_build_flag_saying_rocm_is_disabled_is_no_rocm(catalog):
+    """vLLM's collect_env prints `ROCm: Disabled` among the build flags of every non-ROCm build (vllm#38994, an XPU
+    build): no sign of ROCm; the XPU target still reads as xpu."""
+    def env_of(*lines):
+        return diagnose_text("\n".join(lines) + "\nRuntimeError: boom\n", catalog).environment
+    env = env_of("vLLM Build Flags:", "  CUDA Archs: Not Set; ROCm: Disabled")
+    assert env.get("platform") is None
+    assert env_of("  CUDA Archs: Not Set; ROCm: Disabled", "VLLM_TARGET_DEVICE=xpu").get("platform") == "xpu"
+    assert env_of("  CUDA Archs: Not Set; ROCm: Enabled").get("platform") == "rocm"

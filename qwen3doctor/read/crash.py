@@ -99,7 +99,7 @@ CUDA_ERRORS = {
     "cudaErrorPeerAccessUnsupported": "peer access is not supported between these two devices",
 }
 # an engine's dump of the scheduled batch: it prints this only when the step that ran the batch died
-_BATCH_DUMP = re.compile(r"Dumping (?:scheduler output|input data)|scheduled_spec_decode_tokens=|SchedulerOutput\(")
+_BATCH_DUMP = re.compile(r"Dumping (?:scheduler output|scheduler stats|input data)|scheduled_spec_decode_tokens=|SchedulerOutput\(")
 # SGLang's numbered advice under "Capture cuda graph failed: ..." (cuda_graph_runner): a paste that kept the advice
 # and lost the exception line above it is a capture failure whose message is unknown
 _CAPTURE_ADVICE = re.compile(r"^\d\.\s+(?:disable (?:cuda|CUDA) graph by --disable-cuda-graph|set --cuda-graph-max-bs to a "
