@@ -207,6 +207,20 @@ def test_a_launch_pasted_without_a_crash_lists_its_risks_and_stays_clean(catalog
     assert crashed.risks == ()
 
 
+def test_an_environment_listing_that_names_no_model_lists_no_risk_of_some_models(catalog):
+    """A problem of some models (a rule naming families) is no known problem of a launch whose model the log does not
+    show (vllm#38994 pasted an environment listing only, and got a Qwen3-Omni audio-encoder risk)."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    listing = ("vLLM Version                 : 0.19.1rc1.dev1+gfa9e68022 (git sha: fa9e68022)\n"
+               "vLLM Build Flags:\n  CUDA Archs: Not Set; ROCm: Disabled\nVLLM_TARGET_DEVICE=xpu\n")
+    report = diagnose_text(listing, catalog)
+    assert report.verdict.value == "no-crash"
+    assert not any(catalog.rules[r.rule_id].families for r in report.risks if r.rule_id in catalog.rules)
+    named = diagnose_text(listing + "$ vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --tensor-parallel-size 8\n", catalog)
+    assert "qwen3-omni-audio-encoder-heads-indivisible-by-tp" in [r.rule_id for r in named.risks]
+
+
 def test_a_launch_only_paste_exits_zero(tmp_path):
     import subprocess
     import sys

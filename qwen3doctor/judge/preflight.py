@@ -663,6 +663,8 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
         if alert.level not in (WARNING, POSSIBLE) or not alert.references:
             continue
         rule = catalog.rules.get(alert.key)
+        if rule is not None and rule.families and not env.get("family"):
+            continue  # a problem of some models, and the log names none: no known problem of this launch
         evidence = tuple(Evidence("when", "hit", b) for b in alert.because) + tuple(
             Evidence("when", "unknown", u) for u in alert.unknown)
         # the release index's facts first: a release that registers no architecture of the family, or rejects a flag
