@@ -760,7 +760,9 @@ class EnvCollector:
         elif re.search(r"ROCm(?!: Disabled)|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|gfx1[0-2]\d\d|amdgpu: |/aiter(?:_meta)?/|"
                        # (a HIP source's own assert: `csrc/rocm/skinny_gemms.hip:497: ... Device-side assertion`)
                        r"\.hip:\d+: |/csrc/rocm/|"
-                       r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$", text):
+                       r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$|"
+                       # (SGLang's AMD-only attention backends, chosen on the command line or shown in its arguments)
+                       r"--attention-backend[= ](?:aiter|wave)\b|attention_backend='(?:aiter|wave)'", text):
             # (AITER, AMD's kernel library, exists only for ROCm; so do MIOpen and rocBLAS, the RDNA gfx1xxx names, and
             # the `forward_hip` branch a custom op takes there)
             self.put("platform", "rocm", "log", P_HINT)
