@@ -761,8 +761,8 @@ class EnvCollector:
                        # (a HIP source's own assert: `csrc/rocm/skinny_gemms.hip:497: ... Device-side assertion`)
                        r"\.hip:\d+: |/csrc/rocm/|"
                        r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$|"
-                       # (SGLang's AMD-only attention backends, chosen on the command line or shown in its arguments)
-                       r"--attention-backend[= ](?:aiter|wave)\b|attention_backend='(?:aiter|wave)'", text):
+                       # (SGLang's AMD-only attention backends, chosen on the command line)
+                       r"--attention-backend[= ](?:aiter|wave)\b", text):
             # (AITER, AMD's kernel library, exists only for ROCm; so do MIOpen and rocBLAS, the RDNA gfx1xxx names, and
             # the `forward_hip` branch a custom op takes there)
             self.put("platform", "rocm", "log", P_HINT)
