@@ -770,8 +770,6 @@ class CrashParser:
             exc_type, message = None, body
         if m.start() > 0 and exc_type is None and (text[: m.start()].rstrip().endswith(":") or body.startswith("Assertion")):
             message = text  # keep "Exception: Capture cuda graph failed: ..." whole, and a kernel assert's file and kernel
-        if text.lstrip().startswith('{"') and '"' in message and message is text:
-            message = _JSON_VALUE_END.split(message, 1)[0]
         # read it as a traceback that lost its frames: the lines right after it may continue the message
         # (with the code line quoted right above it: `assert issubclass(connector_cls, KVConnectorBase)` over a bare
         # `AssertionError` is the check that failed, vllm#18933)
