@@ -299,3 +299,16 @@ def test_cann_runtime_lines_continue_the_record_or_error_they_follow():
         assert [c.message for c in crashes] == [head], crashes
     # (an ordinary sentence with `failed, reason=` is no runtime record)
     assert parse("Download failed, reason=[timeout], retrying\n") == []
+
+
+def test_a_device_error_the_worker_wrapper_quotes_is_a_cause_of_its_own():
+    """vLLM's engine core quotes what the worker died of, `Worker failed with error 'CUDA error: out of memory` with
+    CUDA's advice on the next lines (the closing quote comes after them): that device error is a crash of its own, not
+    lost inside the wrapper (QwenLM/Qwen3-VL#1684)."""
+    log = ("(EngineCore_DP0 pid=7291) ERROR 10-23 08:05:13 [core.py:708] EngineCore failed to start.\n"
+           "(EngineCore_DP0 pid=7291) ERROR 10-23 08:05:13 [core.py:708] RuntimeError: Worker failed with error "
+           "'CUDA error: out of memory\n"
+           "(EngineCore_DP0 pid=7291) ERROR 10-23 08:05:13 [core.py:708] CUDA kernel errors might be asynchronously "
+           "reported at some other API call, so the stacktrace below might be incorrect.\n")
+    causes = embedded_causes(parse(log))
+    assert any(c.message.startswith("CUDA error: out of memory") for c in causes), [c.message for c in causes]

@@ -996,7 +996,7 @@ _JSON_VALUE_END = re.compile(r'(?<!\\)"\s*(?:,\s*"[\w-]+"\s*:|\})')
 # what a one-line Ray task error says after the task's name and place
 _RAY_TASK_MESSAGE = re.compile(r"ray::[\w.]+\(\)\s*\(pid=\d+[^)]*\)\s*(?:failed\s*)?[:,]?\s*(?P<msg>\S.*)$")
 _QUOTED_WORKER_ERROR = re.compile(r"Worker failed with error (?P<q>['\"])(?P<msg>\S.*?)(?P=q)(?:,\s+please\b|\s*$)")
-_EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,(])(?:{_DEVICE_ERROR})")
+_EMBEDDED_CRASH = re.compile(rf"(?<=[\s;:,('\"])(?:{_DEVICE_ERROR})")
 
 
 def _indent(text: str) -> int:
