@@ -154,6 +154,11 @@ class Report:
         return self.crashes[0] if self.crashes else None
 
 
+# the step a rule's `supports.frames` names for a crash at import time (no function of its own: the traceback's
+# last frame is a module's top level running an import, read.crash._importing)
+IMPORT_STEP = "<import>"
+
+
 @dataclass(frozen=True)
 class Clause:
     """One `match` / `supports` clause: kind (frames, exception, message, log) and its patterns."""
@@ -191,6 +196,11 @@ class Rule:
     literals: frozenset[tuple[str, bool]] = frozenset()  # every literal its clauses' gates and anchors name
     log_anchors: frozenset[tuple[str, bool]] = frozenset()  # the anchors of its `log` clauses (for the prefilter)
     frame_steps: frozenset[str] = frozenset()  # the start-up steps whose engine functions its `frames` clauses name
+    # the anchors of its `match` clauses, or None when one of them may hit whatever the log holds (no anchor, the
+    # import step); and each alternative's clause kinds (judge.match.MatchIndex: kept with the compiled rule, so a
+    # single small log does not pay for walking every clause again)
+    match_anchors: frozenset[tuple[str, bool]] | None = frozenset()
+    match_kinds: tuple[frozenset[str], ...] = ()
 
     @property
     def fixed_engine(self) -> str | None:

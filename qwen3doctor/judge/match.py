@@ -14,7 +14,7 @@ from .. import vocab
 from ..knowledge.patterns import compile_pattern, gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT
 from ..knowledge.generic import PYTHON_WORDING
-from ..model import Clause, Crash, Evidence, Rule, RuleMatch, Scan
+from ..model import IMPORT_STEP, Clause, Crash, Evidence, Rule, RuleMatch, Scan
 from ..read.crash import ELLIPSIS
 from ..read.phases import IMPORTING
 from ..versions import at_or_past, in_range, parse_version
@@ -88,15 +88,14 @@ class MatchIndex:
         self.by_message: set[str] = set()  # may hit on a pasted fragment or a message cut short
         self.kinds: dict[str, tuple[frozenset[str], ...]] = {}  # each alternative's clause kinds
         for rule in catalog.rules.values():
-            self.kinds[rule.id] = tuple(frozenset(cl.kind for cl in alt) for alt in rule.match)
-            for cl in (cl for alt in rule.match for cl in alt):
-                if cl.anchors is None or cl.kind == "frames" and IMPORT_STEP in cl.sources:
-                    self.always.add(rule.id)
-                else:
-                    for anchor in cl.anchors:
-                        self.by_anchor.setdefault(anchor, set()).add(rule.id)
-                if cl.kind == "message":
-                    self.by_message.add(rule.id)
+            self.kinds[rule.id] = rule.match_kinds
+            if rule.match_anchors is None:
+                self.always.add(rule.id)
+            else:
+                for anchor in rule.match_anchors:
+                    self.by_anchor.setdefault(anchor, set()).add(rule.id)
+            if any("message" in kinds for kinds in rule.match_kinds):
+                self.by_message.add(rule.id)
 
     def present(self, text: str) -> set[tuple[str, bool]]:
         return self.literals.present(text)
@@ -388,9 +387,6 @@ def _literal_chars(clause: Clause, i: int, shown: str) -> int:
     return sum(len(lit) for lit in lits if lit in shown) + tail
 
 
-# the step a rule's `supports.frames` names for a crash at import time (no function of its own: the traceback's
-# last frame is a module's top level running an import, read.crash._importing)
-IMPORT_STEP = "<import>"
 FRAGMENT = "<fragment>"  # Evidence.subject of a message hit on pasted lines that are no crash line of their own
 MIN_FIT = 8  # characters of a cut message that must agree with a pattern for the message to count as unknown
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold

@@ -21,7 +21,7 @@ from .discover import ENGINE_DIRS, rule_files
 from .generic import GENERIC_EXCEPTIONS, GENERIC_FRAMES, GENERIC_MESSAGES, ORDINARY_LINES
 from .patterns import compile_pattern, gate_of, literal_anchors
 from .rulecache import cached_compile
-from ..model import Clause, Fix, Rule
+from ..model import IMPORT_STEP, Clause, Fix, Rule
 from ..read.phases import steps_of_frames
 from ..versions import compile_range
 
@@ -350,8 +350,19 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
         literals=frozenset(_literals(every)),
         log_anchors=frozenset(a for cl in every if cl.kind == "log" for a in cl.anchors or ()),
         frame_steps=steps_of_frames(name for cl in every if cl.kind == "frames" for name in cl.sources),
+        match_anchors=_match_anchors(match),
+        match_kinds=tuple(frozenset(cl.kind for cl in alternative) for alternative in match),
     )
     return rule, []
+
+
+def _match_anchors(match) -> frozenset[tuple[str, bool]] | None:
+    """Every anchor of the `match` clauses; None when a clause may hit on any log (it has no anchor, or it is the
+    import step, which hits on any traceback stopped while modules load)."""
+    clauses = [cl for alternative in match for cl in alternative]
+    if any(cl.anchors is None or cl.kind == "frames" and IMPORT_STEP in cl.sources for cl in clauses):
+        return None
+    return frozenset(a for cl in clauses for a in cl.anchors)
 
 
 def _literals(clauses) -> set[tuple[str, bool]]:

@@ -123,7 +123,7 @@ def frame_problems(rule) -> tuple[list[Problem], list[Problem]]:
         if clause.kind != "frames":
             continue
         for i, source in enumerate(clause.sources):
-            if source in seen or source == "<import>":  # (a step, not a function: judge.match.IMPORT_STEP)
+            if source in seen or source == "<import>":  # (a step, not a function: model.IMPORT_STEP)
                 continue
             seen.add(source)
             anywhere, inside = [], []
