@@ -960,8 +960,13 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
             # a crash line after the wrapper's phrase on the same line: `WorkerProc hit an exception ; CUDA error: ...`
             c = _EMBEDDED_CRASH.search(text)
             if c is not None:
-                if not any(o.message.startswith(c.group(0)[:60]) for o in out):
-                    out.append(Crash(classify(None, c.group(0)), None, c.group(0), crash.process, crash.line_no,
+                msg = c.group(0)
+                if text[c.start() - 1] in "'\"":
+                    # (quoted by the worker wrapper: the error ends at its closing quote, `..., please check the stack
+                    # trace above for the root cause` is the wrapper's own advice)
+                    msg = re.split(r"['\"](?:,\s+(?:please|see|check)\b|\s*$)", msg)[0].rstrip()
+                if not any(o.message.startswith(msg[:60]) for o in out):
+                    out.append(Crash(classify(None, msg), None, msg, crash.process, crash.line_no,
                                      complete=True, native=crash.native, last_line=crash.last_line))
                 continue
             # vLLM's worker wrapper quotes str() of what the worker raised, which names no type when the worker's
