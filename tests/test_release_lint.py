@@ -272,6 +272,13 @@ def test_check_flags_a_model_family_the_planned_release_does_not_register():
     assert family_alert("vllm", "0.17.0", "qwen3.5") is None  # the first release that registers it
     assert family_alert("sglang", "0.4.6", "qwen3-next")[1].startswith("SGLang 0.4.6 registers no qwen3-next")
     assert family_alert("vllm", "0.12.0", "other") is None and family_alert("vllm", None, "qwen3.5") is None
+    # a development build may hold the next release's registry (vllm#40856: 0.16.0rc2.dev496 served Qwen3.6-35B-A3B);
+    # one that precedes a release still lacking the family is still flagged
+    assert family_alert("vllm", "0.16.0rc2.dev496+g1234abcd", "qwen3.5-moe") is None
+    assert family_alert("vllm", "0.16.0", "qwen3.5-moe") is not None
+    assert family_alert("vllm", "0.12.0rc1.dev20", "qwen3.5") is not None
+    # (the speech families are served by their own packages as often as by the engine's registry)
+    assert family_alert("vllm", "0.15.1", "qwen3-asr") is None
 
 
 def test_check_command_warns_on_a_family_the_planned_release_cannot_load():

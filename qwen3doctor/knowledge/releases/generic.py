@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from packaging.version import InvalidVersion, Version
+
 from . import ENGINES, LABEL, PLUGIN_PREFIXES, available, flag_fact, position, releases, requirement, span_text, table
 
 UNRECOGNIZED = re.compile(r"unrecognized arguments?: (?P<args>.+)")
@@ -341,13 +343,23 @@ def family_alert(engine: str, version, family: str | None) -> tuple[str, str, st
     if t is None or pos is None or not family or family == OTHER or family in PLUGIN_SERVED:
         return None
     archs = [a for a in t.facts if family_of_architecture(a) == family]
-    if not archs or any(t.holds_at(a, pos) for a in archs):
+    # (a development build is main's code between its base and the next release, which may already register the
+    # family: `0.16.0rc2.dev496` served Qwen3.6-35B-A3B, first registered by 0.17.0, vllm#40856)
+    ahead = pos + 1 if _dev_build(version) and pos + 1 < len(releases(engine)) else pos
+    if not archs or any(t.holds_at(a, pos) or t.holds_at(a, ahead) for a in archs):
         return None
     first = min(archs, key=lambda a: t.facts[a][0])
     rel = releases(engine)[pos]
     title = f"{LABEL[engine]} {rel} registers no {family} architecture: the model cannot load"
     detail = f"`{first}` is registered by {LABEL[engine]} {span_text(t, first)}; {rel} is outside that range"
     return f"arch:{family}", title, detail
+
+
+def _dev_build(version) -> bool:
+    try:
+        return Version(str(version)).is_devrelease
+    except InvalidVersion:
+        return False
 
 
 def command_alerts(engine: str, version, command: str) -> tuple[list[tuple[str, str, str]], str | None]:
