@@ -100,7 +100,7 @@ def family_of_architecture(arch: str) -> str | None:
 
 
 # (Qwen3's 235B and 30B are MoE models only: "Qwen3-235B" without its -A22B is still the MoE, NVIDIA-NeMo/RL#2140)
-_MOE_SIZE = re.compile(r"\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b|[-_]moe\b|a\d+b\b|^qwen3[-_ ]?(?:235|30)b\b|/qwen3[-_ ]?(?:235|30)b\b")
+_MOE_SIZE = re.compile(r"\d+(?:\.\d+)?b-a\d+(?:\.\d+)?b|[-_]moe\b|a\d+b\b|^qwen3[-_ ]?(?:235|30)b\b")
 _OTHER_MODELS = re.compile(
     r"deepseek|glm|llama|mistral|mixtral|minimax|kimi|gpt-oss|gemma|phi-?\d|qwen2|qwq|qwen1|"
     r"internlm|baichuan|yi-|falcon|nemotron|granite|ernie|hunyuan|step-?\d|ling-|opt-\d|facebook/"

@@ -127,7 +127,7 @@ def test_rejecting_a_rule_on_absent_literals_agrees_with_evaluating_it(catalog):
     """diagnose_scan skips the rules Haystack.rules_out rejects; evaluating them would reject them too, and a
     clause with none of its literals present gets the state Haystack.absent says."""
     from conftest import EXAMPLES
-    from qwen3doctor.judge.pipeline import literal_index_for, scan_source
+    from qwen3doctor.judge.pipeline import match_index_for, scan_source
     from qwen3doctor.judge.match import Haystack, clause_state, evaluate
     from qwen3doctor.read.reader import LineSource
     import io
@@ -135,7 +135,7 @@ def test_rejecting_a_rule_on_absent_literals_agrees_with_evaluating_it(catalog):
     for path in sorted(EXAMPLES.rglob("*.log"))[::7]:
         src = LineSource(str(path), io.BytesIO(path.read_bytes()))
         scan = scan_source(src, catalog, Overrides())
-        hay = Haystack(scan, literal_index_for(catalog))
+        hay = Haystack(scan, match_index_for(catalog))
         for rule in catalog.rules.values():
             for clause in rule.clauses():
                 if not hay.may_hit(clause):
@@ -308,14 +308,14 @@ def test_an_import_step_frames_clause_is_never_ruled_out_by_absent_literals(cata
     """`<import>` names no function a log shows: it hits on a traceback stopped while modules load, so the literal
     prefilter may not skip it (a traceback cut in an import chain, where cuda-runtime-library-missing's clause hits)."""
     from conftest import EXAMPLES
-    from qwen3doctor.judge.pipeline import literal_index_for, scan_source
+    from qwen3doctor.judge.pipeline import match_index_for, scan_source
     from qwen3doctor.judge.match import IMPORT_STEP, Haystack, clause_state
     from qwen3doctor.read.reader import LineSource
     import io
 
     path = EXAMPLES / "vllm" / "vllm-source-build-arch-gated-kernel-symbol-missing--neg-cut-import-traceback.log"
     scan = scan_source(LineSource(str(path), io.BytesIO(path.read_bytes())), catalog, Overrides())
-    hay = Haystack(scan, literal_index_for(catalog))
+    hay = Haystack(scan, match_index_for(catalog))
     clauses = [(r, c) for r in catalog.rules.values() for c in r.clauses() if c.kind == "frames" and IMPORT_STEP in c.sources]
     assert clauses and all(hay.may_hit(c) for _, c in clauses)
     assert any(clause_state(c, scan, r.id, "x", hay).state == "hit" for r, c in clauses)

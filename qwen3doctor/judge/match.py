@@ -113,7 +113,7 @@ class MatchIndex:
 class Haystack:
     """All text a scan's clauses search, joined once, so a clause whose anchors are absent skips its regexes."""
 
-    def __init__(self, scan: Scan, index=None):
+    def __init__(self, scan: Scan, index: MatchIndex | None = None):
         parts = []
         for crash in scan.crashes:
             parts.extend(crash.functions)
@@ -137,13 +137,13 @@ class Haystack:
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone, when one of
-        # them holds the cut's last four characters (where _literal_chars lets a cut inside a literal end)
-        self.cut_ends = frozenset(head[-4:] for head in _cut_heads(scan)) if any(c.cut_short for c in scan.crashes) else ()
+        # them holds the cut's last CUT_END characters (where _literal_chars lets a cut inside a literal end)
+        self.cut_ends = (frozenset(head[-CUT_END:] for head in _cut_heads(scan)) if any(c.cut_short for c in scan.crashes)
+                         else ())
         # (by the clause's id: the catalog holds every clause for longer than a log's haystack lives)
         self._may: dict[int, bool] = {}
-        self._index = index if isinstance(index, MatchIndex) else None
-        self._touched = (self._index.touched(self.present, bool(self.excerpts or self.cut_ends))
-                         if self._index is not None else None)
+        self._index = index
+        self._touched = index.touched(self.present, bool(self.excerpts or self.cut_ends)) if index is not None else None
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -370,14 +370,15 @@ def _literal_chars(clause: Clause, i: int, shown: str) -> int:
     lits = {lit for lits, _ in (clause.gates or ((),) * (i + 1))[i] or () for lit in lits}
     # (a message that stops where the pattern's text goes on with punctuation is more likely a shorter message of its
     # own, `Loading lora X failed`, than one cut short: only a cut inside a phrase counts)
-    tail, end = 0, shown[-4:]
-    for lit in lits if len(end) == 4 else ():
+    tail, end = 0, shown[-CUT_END:]
+    for lit in lits if len(end) == CUT_END else ():
         if lit in shown:
             continue
-        # (a cut after k > 3 characters of a literal ends on its characters k-4..k: only those places are tried)
+        # (a cut after k >= CUT_END characters of a literal ends on its characters k-CUT_END..k: only those places are
+        # tried)
         at = lit.rfind(end, 0, len(lit) - 1)
-        while at >= 0 and at + 4 > tail:
-            k = at + 4
+        while at >= 0 and at + CUT_END > tail:
+            k = at + CUT_END
             if shown.endswith(lit[:k]) and lit[k] not in ":;.,)]}'\"":
                 tail = k
                 break
@@ -390,6 +391,7 @@ def _literal_chars(clause: Clause, i: int, shown: str) -> int:
 FRAGMENT = "<fragment>"  # Evidence.subject of a message hit on pasted lines that are no crash line of their own
 MIN_FIT = 8  # characters of a cut message that must agree with a pattern for the message to count as unknown
 MIN_FRAGMENT = 20  # characters of a message pattern's literal that a pasted fragment must hold
+CUT_END = 4  # characters of a literal a message cut inside it must show (Haystack.cut_ends relies on it)
 
 
 class PerClause:

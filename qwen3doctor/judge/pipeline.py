@@ -137,11 +137,11 @@ def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:
     return out
 
 
-def literal_index_for(catalog: Catalog) -> MatchIndex:
-    """The catalog's literal index, built once per loaded catalog."""
-    cached = catalog.derived.get("literal_index")
+def match_index_for(catalog: Catalog) -> MatchIndex:
+    """The catalog's match index (its literals, and the rules each anchors), built once per loaded catalog."""
+    cached = catalog.derived.get("match_index")
     if cached is None:
-        cached = catalog.derived["literal_index"] = MatchIndex(catalog)
+        cached = catalog.derived["match_index"] = MatchIndex(catalog)
     return cached
 
 
@@ -276,7 +276,7 @@ def with_crash_signs(scan: Scan, catalog: Catalog) -> Scan:
 def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     warnings = list(scan.warnings)
     scan = with_crash_signs(scan, catalog)
-    hay = Haystack(scan, literal_index_for(catalog))
+    hay = Haystack(scan, match_index_for(catalog))
     findings = _score_rules(scan, catalog, hay, warnings)
     if not scan.crashes:
         # no crash sign: a known-bad combination is a risk of the launch (`launch_risks`), never a finding, so a
@@ -285,7 +285,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
     dated = _dated_by_frames(scan, findings)
     if dated is not None:  # candidates only, no version in the log: the frames' releases decide version windows
         scan = dated
-        findings = _score_rules(scan, catalog, Haystack(scan, literal_index_for(catalog)), [])
+        findings = _score_rules(scan, catalog, Haystack(scan, match_index_for(catalog)), [])
     findings = _with_unregistered(scan, catalog, findings)
     from ..knowledge.releases.findings import raise_site_notes, release_findings
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..knowledge.catalog import Catalog
 from ..knowledge.generic import STATISTICS_LINES
-from ..judge.pipeline import diagnose_scan, literal_index_for, scan_source, with_crash_signs
+from ..judge.pipeline import diagnose_scan, match_index_for, scan_source, with_crash_signs
 from ..model import Report, Scan
 from ..read.reader import LineSource, open_source
 from ..errors import InputError
@@ -146,7 +146,7 @@ def _diagnose_test_log(catalog: Catalog, key: Key, label: str,
     except InputError as exc:
         return str(exc), frozenset()
     satisfied = set()
-    hay = Haystack(scan, literal_index_for(catalog)) if matchers else None
+    hay = Haystack(scan, match_index_for(catalog)) if matchers else None
     for rule_id in matchers:
         rule = catalog.rules[rule_id]
         for i, alternative in enumerate(rule.match):

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 
-from packaging.version import InvalidVersion, Version
-
+from ...versions import parse_version
 from . import ENGINES, LABEL, PLUGIN_PREFIXES, available, flag_fact, position, releases, requirement, span_text, table
 
 UNRECOGNIZED = re.compile(r"unrecognized arguments?: (?P<args>.+)")
@@ -356,10 +355,8 @@ def family_alert(engine: str, version, family: str | None) -> tuple[str, str, st
 
 
 def _dev_build(version) -> bool:
-    try:
-        return Version(str(version)).is_devrelease
-    except InvalidVersion:
-        return False
+    parsed = parse_version(str(version)) if version is not None else None
+    return parsed is not None and parsed.is_devrelease
 
 
 def command_alerts(engine: str, version, command: str) -> tuple[list[tuple[str, str, str]], str | None]:
