@@ -153,12 +153,15 @@ _QUANT_NAMES = (
     (r"fp16|float16|half", "fp16"),
 )
 _QUANT_RES = tuple((re.compile(p, flags=re.I), q) for p, q in _QUANT_NAMES)
+_ONLINE_INT = re.compile(r"^a?sym_int[48]$", re.I)
 
 
 def quantization_of(name: str, *, from_model_name: bool = False) -> str | None:
     """Map a method name (`gptq_marlin`, `compressed-tensors`, ...) or a model name to the vocabulary."""
     if not name or name.lower() in ("none", "null"):
         return None
+    if _ONLINE_INT.search(name):
+        return None  # Intel's online weight-only formats (`--quantization sym_int4`): no GPTQ checkpoint, no Marlin
     for pattern, quant in _QUANT_RES:
         if pattern.search(name):
             if quant == "fp8" and from_model_name and re.search(r"(?i)qwen3", name) \

@@ -609,3 +609,40 @@ def test_qwen3_sizes_that_exist_only_as_moe_read_as_moe_without_their_active_siz
     for model in ("Qwen/Qwen3-235B", "Qwen3-30B", "/models/qwen3_235b_fp8"):
         assert env_of(f"vllm serve {model} --port 8000").get("family") == "qwen3-moe", model
     assert env_of("vllm serve Qwen/Qwen3-32B --port 8000").get("family") == "qwen3"
+
+
+def test_a_vendor_image_tag_yields_to_the_vllm_build_the_same_line_names():
+    """Intel's llm-scaler numbers its images after vLLM but ships another build: the build named beside it wins."""
+    env = env_of("- Image: `intel/llm-scaler-vllm:0.14.0-b8.3.1` (vLLM 0.14.1.dev0+gb17039bcc.d20260605)\n")
+    assert env.get("engine_version") == "0.14.1.dev0+gb17039bcc.d20260605"
+    # alone, the tag is still the best guess there is
+    assert env_of("With image: intel/llm-scaler-vllm:0.14.0-b8.3.1\n").get("engine_version") == "0.14.0"
+
+
+def test_an_image_tag_with_the_engine_release_glued_to_its_rocm_release():
+    env = env_of("INFO - With image: gpustack/runner:rocm7.0-sglang0.5.8.post1\n")
+    assert env.get("engine") == "sglang" and env.get("engine_version") == "0.5.8.post1" and env.get("platform") == "rocm"
+    assert env_of("With image: gpustack/runner:cuda12.9-sglang0.5.9\n").get("platform") is None
+
+
+def test_intels_online_int4_is_no_gptq_checkpoint_and_its_dtype_no_unquantized_model():
+    env = env_of("python3 -m vllm.entrypoints.openai.api_server --model /llm/models/Qwen3.6-35B-A3B --dtype=float16 "
+                 "--quantization sym_int4 -tp=1\n")
+    assert env.get("quantization_method") == "sym_int4" and env.get("quantization") is None
+    assert env_of("vllm serve /m/Qwen3-8B --dtype float16\n").get("quantization") == "fp16"
+
+
+def test_tpu_inference_records_and_canns_fault_dump_name_their_platforms():
+    c = EnvCollector()
+    c.feed("Init mesh | mesh=Mesh('data': 1, 'model': 4)", "EngineCore_DP0", record="INFO tpu_jax_runner.py:287")
+    assert merge_environment(c, Overrides()).get("platform") == "tpu"
+    dump = ("       The error from device(chipId:3, dieId:0), serial number is 1, there is an exception of aivec error, "
+            "core id is 46, error code = 0, dump info: pc start: 0x1240027ec000.[FUNC:PrintCoreInfo]"
+            "[FILE:device_error_core_proc.cc][LINE:347]\n")
+    assert env_of(dump).get("platform") == "npu"
+    assert env_of("Capturing ACL graphs (decode, FULL):  14%|█▍        | 1/7 [00:03<00:21,  3.67s/it]\n").get("platform") == "npu"
+
+
+def test_a_qwen3_size_written_apart_in_prose_names_the_model():
+    env = env_of("[Bug]: Qwen3 235B RL Training: multi-level graph compilation hangs\n")
+    assert env.get("model_mention") == "Qwen3-235B" and env.get("family") == "qwen3-moe"

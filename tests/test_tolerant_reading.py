@@ -1,9 +1,11 @@
 """Tolerant reading: what users paste (indented, wrapped, prefixed by node logs, escaped into JSON, cut short)
 still yields the crash, its frames and its exception."""
 
+import io
 import textwrap
 
-from qwen3doctor.judge.pipeline import diagnose_text
+from qwen3doctor.judge.pipeline import diagnose_text, scan_source
+from qwen3doctor.read.reader import LineSource
 from qwen3doctor.render.plain import crash_line
 
 TB = '''Traceback (most recent call last):
@@ -604,3 +606,25 @@ def test_a_progress_bar_glued_to_an_npu_oom_record_and_canns_runtime_records_are
             "ErrCode=507048, desc=[fftsplus timeout], InnerCode=0x715006b\n")
     c = primary(cann, catalog)
     assert c.message.startswith("LaunchKernelV2:LaunchKernel failed.") and "RUNTIME(" not in c.message, c.message
+
+
+def test_a_labelled_progress_bar_glued_to_a_watchdog_record_and_a_title_naming_nccl(catalog):
+    """`Train:   0%|...| 6/15000 [...]` glued to c10's watchdog record: the record is the crash, the bar a line of its
+    own (its label kept for the rules), and a title that merely says "triggers NCCL error" is no second crash."""
+    log = ("qwen3-vl grpo training step takes too long and triggers NCCL error\n"
+           "Train:   0%|          | 6/15000 [10:46:01<23855:30:25, 5727.61s/it][rank0]:[E1202 11:06:56.320643155 "
+           "ProcessGroupNCCL.cpp:683] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1236, "
+           "OpType=ALLREDUCE, NumelIn=16515072, NumelOut=16515072, Timeout(ms)=600000) ran for 600043 milliseconds "
+           "before timing out.\n")
+    report = diagnose_text(log, catalog)
+    assert [c.message[:36] for c in report.crashes] == ["Watchdog caught collective operation"]
+    bar = "DeepGEMM warmup:   2%|█▌        | 11/512 [01:09<57:05,  6.84s/it][2025-12-22 11:36:30 TP1 EP1] Scheduler hit an exception: x\n"
+    scan = scan_source(LineSource("bar.log", io.BytesIO(bar.encode())), catalog)
+    assert any(line.startswith("DeepGEMM warmup:") for line in scan.lines)
+
+
+def test_kunluns_kernel_fault_is_a_crash(catalog):
+    log = ("XX: (pid 5738,tid 140294244185920)cuda/src/cui/hal/kl3/kl3_gpfifo.cc:184:kl3ChannelCheckErrors A kernel "
+           "exception has occurred, please check dmesg for details.\n"
+           "            [RUNTIME ERROR] 714 (Exception in kernel execution)[/ssd3/xmlir_pub\n")
+    assert diagnose_text(log, catalog).verdict.value != "no-crash"

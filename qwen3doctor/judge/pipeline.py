@@ -12,7 +12,7 @@ from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, f
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import later, phase_of, phase_of_frames, stopped_in
-from ..read.prefixes import JOINED, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
+from ..read.prefixes import JOINED, PROGRESS_BAR_RE, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score, scoreless
@@ -74,6 +74,11 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
         parser.feed(line_no, None, "", False)
         return
     process, text, record = peel_record(line)
+    bar = PROGRESS_BAR_RE.search(line) if "%|" in line and text is not line else None
+    if bar is not None and text and line.endswith(text) and bar.end() <= len(line) - len(text):
+        # a progress bar the next record was glued to (`DeepGEMM warmup:   2%|▏ | 11/512 [01:09<57:05][rank0]:...`):
+        # the bar, with what it says the server was doing, is a line of its own
+        _take(parser, collector, kept, kept_tail, line_no, line[: bar.end()], why & ~CRASH, phases, quiet, recorded)
     if text.startswith(REQUEST_ECHO):
         return  # a prompt or an output echoed by request logging says nothing about the server
     phase = phase_of(text)

@@ -186,7 +186,7 @@ CANN_RUNTIME_LINE = re.compile(CANN_RUNTIME)
 # where the scanner keeps the line for another reason (the log's head, a crash's context, a traceback's own words).
 # a device or collective error line, alone or after a wrapper's phrase on the same line
 # (torch_npu says `NPU out of memory. NPUWorkspaceAllocator tried to allocate ...` in a c10 record, no Python exception)
-_DEVICE_ERROR = r"CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NPU out of memory.*|NCCL error.*"
+_DEVICE_ERROR = r"CUDA error(?: \([^)]*\))?: .+|HIP error: .+|CUDA out of memory.*|NPU out of memory.*|NCCL error(?: in\b|:).*"
 _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (_DEVICE_ERROR, ("CUDA error", "HIP error: ", "CUDA out of memory", "NPU out of memory", "NCCL error")),
     (r"ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*", ("nccl",)),
@@ -281,6 +281,10 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"The error from device\(chipId:\d+.*", ("The error from device(",)),
     (rf"(?<![\w-]){CANN_CODE}(?:: |\[PID: ).+", ()),
     (CANN_RUNTIME, ("kernel execute failed", "happen error, retCode=", "failed, reason=", "failed, runtime result = ")),
+    # Kunlun's XPU runtime on a kernel fault (vLLM-Kunlun): `[RUNTIME ERROR] 714 (Exception in kernel execution)`, over
+    # its channel check's `kl3ChannelCheckErrors A kernel exception has occurred, please check dmesg for details.`
+    (r"\[RUNTIME ERROR\] \d+ \(.+", ("[RUNTIME ERROR] ",)),
+    (r"(?<=kl3ChannelCheckErrors )A kernel exception has occurred.*", ("A kernel exception has occurred",)),
     (r"\[c10d\] recvValue failed.*", ("recvValue",)),
     (r"Watchdog caught collective operation timeout.*", ("Watchdog",)),
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)

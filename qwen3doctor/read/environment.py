@@ -35,7 +35,8 @@ _QUICK_WORDS = tuple(
         "export ", "name: ", "version: ", "huggingfaceserver", "sglang_", "vllm_", "910", "310p", "namespace(",
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
         "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
-        "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=",
+        "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=", "device_error_core",
+        "stars_engine", "exception of",
     )
 )
 
@@ -117,7 +118,19 @@ _VLLM_VERSION = re.compile(
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
-_SGLANG_VERSION = re.compile(r"\bsglang[=\s:`'-]+(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
+# (also glued to an image tag's other parts: `gpustack/runner:rocm7.0-sglang0.5.8.post1`)
+_SGLANG_VERSION = re.compile(r"\bsglang(?:[=\s:`'-]+|(?<=-sglang)(?=\d))(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
+# an image tag that names the ROCm release it was built on (`gpustack/runner:rocm7.0-sglang0.5.8.post1`)
+_ROCM_TAG = re.compile(r"\b[\w.-]+/[\w.-]+:(?:[\w.]+-)*rocm\d")
+# tpu-inference's own modules in a record's source location (`INFO 11-07 01:43:57 [tpu_jax_runner.py:287]`)
+_TPU_RECORD = re.compile(r"\btpu_\w+\.py:\d+$")
+
+
+def _vendor_tag(text: str, m: re.Match) -> bool:
+    """The release a match read is the tag of an image whose name only ends in `vllm` (`intel/llm-scaler-vllm:0.14.0`)."""
+    start = m.start("v2") if m.group("v2") else -1
+    word = text.rfind(" ", 0, m.start()) + 1
+    return start > 0 and text[start - 1] == ":" and "/" in text[word: m.start()]
 # an import of the engine's own module that failed: `No module named 'vllm.transformers_utils.tokenizer'`,
 # `cannot import name 'X' from 'sglang.srt.utils'` (a plug-in or trainer patching the engine it runs with)
 _ENGINE_IMPORT = re.compile(r"(?:No module named|from) '(?P<e>vllm|sglang)\.")
@@ -151,6 +164,8 @@ _QWEN_CLASS = re.compile(r"\bQwen3\w+")
 _FAMILY_WORD = re.compile(r"(?<![\w/.-])Qwen3(?:\.\d|-Next|-VL|-Omni|-Coder-Next|-Coder|-ASR|-TTS)(?![\w.]|-\d)")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
+# a model named in prose with its size apart (`Qwen3 235B`, `Qwen3.5 397B A17B`)
+_MODEL_PROSE = re.compile(r"(?<![\w./-])Qwen3(?:\.\d)?(?:-[A-Za-z]+)? \d+(?:\.\d+)?B(?: A\d+B)?(?![\w.-])")
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
 _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模型)\**\s*[:：=]\s*\**[`'\"]?"
                          r"(?P<m>[A-Za-z0-9._~-]*[/\d][\w.~-]*(?:/[\w.~-]+)*)[`'\"]?\s*$", re.I)
@@ -246,10 +261,13 @@ _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
 _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
-                       r"\bACL graph\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
+                       r"\bACL graphs?\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
                        # modules and calls that exist only for Ascend: SGLang's NPU kernels, torch_npu's C++ namespace,
                        # CANN's operator and runtime APIs (`call aclnnNonzero failed`, `aclrtSynchronizeStreamWithTimeout`)
-                       r"\bsgl_kernel_npu\b|\bc10_npu\b|\baclnn[A-Z]\w*|\baclrt[A-Z]\w*", re.I)
+                       r"\bsgl_kernel_npu\b|\bc10_npu\b|\baclnn[A-Z]\w*|\baclrt[A-Z]\w*|"
+                       # the CANN runtime's dump of a device fault (`[FILE:device_error_core_proc.cc]`, `there is an
+                       # exception of aivec error`, `[stars_engine.cc:1534]472 ProcLogicCqReport:Task run failed`)
+                       r"\bdevice_error_core_proc\.cc\b|\bstars_engine\.cc\b|there is an exception of \w+ error\b", re.I)
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
 # the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
@@ -462,6 +480,8 @@ class EnvCollector:
         asked = _VERSION_QUESTION.search(text) if "version" in text else None
         if asked:
             self._asked_version = (_PACKAGE_KEYS.get(asked.group("p") or asked.group("cli")), line_no)
+        if record is not None and "tpu_" in record and _TPU_RECORD.search(record):
+            self.put("platform", "tpu", "log: tpu-inference's records", P_HINT)
         if not _quick(text):
             return
         if (process or "vllm" in text or "sglang" in text) and _MACOS.search(text):
@@ -605,6 +625,9 @@ class EnvCollector:
             if fm:
                 self.put("family_mention", fm.group(0), "log: model family mentioned", P_GUESS)
         mid = _MODEL_ID.search(text if "models--" not in text else _HF_CACHE.sub(r"\1/\2", text))
+        prose = _MODEL_PROSE.search(text) if mid is None and "Qwen" in text and "model_mention" not in self._facts else None
+        if prose:  # a size in prose, `Qwen3 235B RL training hangs`: the model it names, spelled as a model id is
+            self.put("model_mention", prose.group(0).replace(" ", "-"), "log: model name mentioned", P_GUESS)
         if mid:
             old = self._facts.get("model_mention")
             new, prev = mid.group("m"), str(old.value) if old is not None else ""
@@ -686,13 +709,16 @@ class EnvCollector:
         if smi:
             self.put("cuda_driver_max", smi.group("v"), "log: nvidia-smi", P_HINT)
         if "vllm" in text.lower() and "python" not in text.lower()[:20]:
-            v = _VLLM_VERSION.search(text)
-            if v and _OTHER_RELEASE.search(text[: v.start()]):
-                v = None  # another release named in a sentence: "This will be removed in vLLM v0.24.0"
+            # (not another release named in a sentence: "This will be removed in vLLM v0.24.0")
+            found = [v for v in _VLLM_VERSION.finditer(text) if not _OTHER_RELEASE.search(text[: v.start()])][:4]
+            # a vendor's image tag is the vendor's release numbering, not vLLM's: the build the same line names wins
+            # (`intel/llm-scaler-vllm:0.14.0-b8.3.1 (vLLM 0.14.1.dev0+gb17039bcc)`)
+            plain = [v for v in found if not _vendor_tag(text, v)]
+            v = (plain or found or [None])[0]
             if v:
                 version = clean_version(v.group("v") or v.group("v2") or v.group("v3") or (v.group("v4") or "").replace("-", "."))
                 if version:
-                    self.put("vllm", version, "log: version mention", P_HINT)
+                    self.put("vllm", version, "log: version mention" if plain else "log: a vendor image's tag", P_HINT if plain else P_HINT - 5)
                     self.vote_engine("vllm")
         imp = _ENGINE_IMPORT.search(text) if "'" in text else None
         if imp:
@@ -775,6 +801,8 @@ class EnvCollector:
             self.put("platform", "xpu", "log: an Intel GPU", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
+        elif "rocm" in text and _ROCM_TAG.search(text):
+            self.put("platform", "rocm", "log: a ROCm image", P_HINT)
         elif _METAL_HINT.search(text):
             self.put("platform", "metal", "log: Apple silicon (vllm-metal on MLX)", P_HINT)
         elif _CUDA_HINT.search(text):
@@ -1054,7 +1082,9 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
             quant = vocab.quantization_of(str(model.value), from_model_name=True)
             if quant:
                 out["quantization"] = Fact(quant, model.source + " (model name)")
-        if not quant and "dtype" in out:
+        if not quant and "dtype" in out and "quantization_method" not in out:
+            # (a method the vocabulary cannot place, `sym_int4`, `compressed-tensors` on an unnamed model, is still no
+            # unquantized model: the activations' dtype says nothing of the weights then)
             quant = vocab.quantization_of(str(out["dtype"].value))
             if quant in ("bf16", "fp16"):
                 out["quantization"] = Fact(quant, out["dtype"].source + " (dtype)")

@@ -17,6 +17,10 @@ _SGLANG_RANKS = r"(?:(?:DP|PP|TP|EP|CP|ATTN_CP|MOE_DP)\d+\s?)+"
 # SGLang's record prefix with its ranks, wherever it sits in a line (inside a wrapper's process tag too)
 SGLANG_RECORD = re.compile(rf"\[{_TS}\s+{_SGLANG_RANKS}\]")
 
+# tqdm's bar: `11%|████▉   | 25/232 [01:26<02:49,  1.22it/s]`
+PROGRESS_BAR = r"\d{1,3}%\|[^|]{0,200}\|\s*\d+/\d+ \[[^\]]{0,60}\]"
+PROGRESS_BAR_RE = re.compile(PROGRESS_BAR)
+
 PREFIXES: tuple[tuple[str, str], ...] = (
     # a quoted paste ("> " per line, as in e-mail and issue replies)
     ("quote", r">\s?"),
@@ -25,7 +29,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("progress-dots", r"\.{2,}(?=\[[A-Z]|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s)"),
     # a tqdm bar a process printed without a newline, glued to the next record (" 11%|████▉   | 25/232 [01:26<02:49,
     # 1.22it/s][rank0]:[E1204 ...] NPU out of memory ..."): the bar goes, the record is read
-    ("progress-bar", r"\d{1,3}%\|[^|]{0,200}\|\s*\d+/\d+ \[[^\]]{0,60}\](?=\S)"),
+    # (with its label: "Train:   0%|   | 6/15000 [10:46:01<23855:30:25, 5727.61s/it][rank0]:[E1202 ...] Watchdog caught ...")
+    ("progress-bar", rf"(?:[A-Za-z][\w ()/,.-]{{0,40}}:\s*)?{PROGRESS_BAR}(?=\S)"),
     # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
     ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
     # `kubectl logs --prefix`: "[pod/vllm-0/vllm] " (a timestamp from --timestamps may follow)
