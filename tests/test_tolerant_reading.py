@@ -628,3 +628,12 @@ def test_kunluns_kernel_fault_is_a_crash(catalog):
            "exception has occurred, please check dmesg for details.\n"
            "            [RUNTIME ERROR] 714 (Exception in kernel execution)[/ssd3/xmlir_pub\n")
     assert diagnose_text(log, catalog).verdict.value != "no-crash"
+
+
+def test_a_follow_on_error_is_shown_before_the_wrapper_that_reports_the_death(catalog):
+    """No cause in the paste: the peer's dropped connection says more than "EngineCore encountered a fatal error"."""
+    log = ("(EngineCore_DP0 pid=412) ERROR 06-02 10:11:02 [core.py:1010] EngineCore encountered a fatal error.\n"
+           "(EngineCore_DP0 pid=412) ERROR 06-02 10:11:02 [core.py:1010] RuntimeError: [/pytorch/third_party/gloo/gloo/"
+           "transport/tcp/pair.cc:525] Read error [10.0.3.12]:40131: Connection reset by peer\n")
+    found = crashes(log, catalog)
+    assert [c.role for c in found] == ["consequence", "wrapper"] and "Connection reset by peer" in found[0].message

@@ -1038,7 +1038,8 @@ def order(crashes: list[Crash], reading_backwards: bool = False) -> list[Crash]:
     causes = [c for c in marked if c.role == "cause"]
     # (a fragment with frames, a cut traceback, before a bare crash sign such as a batch dump's header)
     fragments = sorted((c for c in marked if c.role == "fragment"), key=lambda c: (not c.frames, c.line_no))
-    rest = [c for c in marked if c.role not in ("cause", "fragment")]
+    # (a follow-on error, a peer's dropped connection, says more than the wrapper that reports the process died)
+    rest = sorted((c for c in marked if c.role not in ("cause", "fragment")), key=lambda c: c.role == "wrapper")
     ordered = causes + fragments + rest
     if ordered and ordered[0].role in ("cause", "fragment"):
         ordered[0] = replace(ordered[0], role="primary")
