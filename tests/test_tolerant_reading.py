@@ -637,3 +637,30 @@ def test_a_follow_on_error_is_shown_before_the_wrapper_that_reports_the_death(ca
            "transport/tcp/pair.cc:525] Read error [10.0.3.12]:40131: Connection reset by peer\n")
     found = crashes(log, catalog)
     assert [c.role for c in found] == ["consequence", "wrapper"] and "Connection reset by peer" in found[0].message
+
+
+def test_a_pretty_printed_error_body_and_a_death_only_a_started_server_reports(catalog):
+    """`"message": "EngineCore encountered an issue. ...",` in an API error body is the message without its quote and
+    comma; EngineDeadError comes only from a server that had started, so neither a serve-argument check nor the
+    container toolkit's refusal (causes that stop a server before it starts) is a candidate for it, whatever the
+    paste's serve command and nvidia-smi header say."""
+    log = ("vllm serve Qwen/Qwen3.5-35B-A3B-FP8 --reasoning-parser qwen3 --enable-prefix-caching\n"
+           "{\n"
+           '  "error": {\n'
+           '    "message": "EngineCore encountered an issue. See stack trace (above) for the root cause.",\n'
+           '    "type": "InternalServerError",\n'
+           '    "code": 500\n'
+           "  }\n"
+           "}\n"
+           "NVIDIA-SMI 590.48.01              Driver Version: 590.48.01      CUDA Version: 13.1\n")
+    report = diagnose_text(log, catalog)
+    assert report.crashes[0].message == "EngineCore encountered an issue. See stack trace (above) for the root cause."
+    assert report.crashes[0].during.startswith("serving")
+    assert [f.rule.id for f in report.findings] == []
+
+
+def test_an_error_record_the_engine_goes_on_after_is_no_crash(catalog):
+    log = ("ERROR 06-16 02:46:27 [config.py:29] Failed to import Triton kernels. Please make sure your triton version is "
+           "compatible. Error: cannot import name 'constexpr_function' from 'triton.runtime.jit'\n"
+           "WARNING 06-16 02:46:27 [nixl_utils.py:34] NIXL is not available\n")
+    assert diagnose_text(log, catalog).crashes == ()

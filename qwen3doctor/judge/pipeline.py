@@ -11,7 +11,7 @@ from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, p
 from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
-from ..read.phases import later, phase_of, phase_of_frames, stopped_in
+from ..read.phases import DIED_SERVING, SERVING, later, phase_of, phase_of_frames, stopped_in
 from ..read.prefixes import JOINED, PROGRESS_BAR_RE, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, Prefilter, make_prefilter, selected_lines
@@ -128,6 +128,9 @@ def _known_flag(engine: str, flag: str) -> bool:
 def _with_phase(crashes: list, phases: list[tuple[int, str]]) -> list:
     """Each crash with the phase of the last marker line before it, else the phase its frames show."""
     crashes = [c if c.during or not c.frames else replace(c, during=phase_of_frames(c.functions) or "") for c in crashes]
+    # (a wrapper that only a started server raises dates the death when nothing else does)
+    crashes = [replace(c, during=SERVING) if not c.during and c.role == "wrapper"
+               and DIED_SERVING.search(f"{c.exception_type}: {c.message}") else c for c in crashes]
     if not phases:
         return crashes
     import bisect

@@ -26,6 +26,8 @@ GENERIC_MESSAGES = (
     "Engine core initialization failed. See root cause above.",
     "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
     "EngineCore encountered a fatal error.",
+    # the API server's record of any streamed request that failed, the engine's death included
+    "Error in chat completion stream generator.",
     "Segmentation fault (core dumped)",
     "ValueError: Model architectures ['Qwen3ForCausalLM'] failed to be inspected. Please check the logs for more details.",
     "RuntimeError: Error in inspecting model architecture 'Qwen3MoeForCausalLM'",

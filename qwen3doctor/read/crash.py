@@ -391,6 +391,9 @@ _ARGPARSE = re.compile(_ARGPARSE_HEAD)
 # 217`, `Call to ibv_reg_mr failed`): NCCL's own error record; its other WARN lines (a fallback it took) are no crash
 _NCCL_FAILURE = re.compile(r"\b(?:[Ee]rror|[Ff]ail(?:ed|ure)?|No space left|[Uu]nable to|[Cc]annot|[Tt]imed? ?out|[Aa]bort)")
 _RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
+# an ERROR record the engine logs at import and goes on without (vLLM 0.12+ on a Triton too old for triton_kernels:
+# only an MXFP4 MoE model needs those kernels)
+_CARRIES_ON = re.compile(r"Failed to import Triton kernels\b")
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
 # a source line quoted from a traceback that raises (`raise ValueError(msg)`)
@@ -750,7 +753,9 @@ class CrashParser:
                 self._record(line_no, process, text, record)
             return
         body = m.group("m")
-        if text.lstrip().startswith('{"') and '"' in body:
+        if _JSON_FIELD_LINE.match(text) and body.rstrip().endswith(('",', '"')):
+            body = body.rstrip()[: -2 if body.rstrip().endswith(",") else -1]  # a pretty-printed JSON body's `"message": "...",`
+        elif text.lstrip().startswith('{"') and '"' in body:
             # a message inside a JSON record's value ends at its closing quote, not at the line's end (`..."message":
             # "... it might be dead","status_code":500,...}`; `"msg":"... ValueError('...')"}`, whose repr is then
             # unquoted as any); a message that quotes JSON itself keeps it whole
@@ -795,7 +800,7 @@ class CrashParser:
             self._records[-1] = replace(last, crash_class=classify(None, merged), message=merged, last_line=line_no)
             return
         self._record_key = record  # (lines of one logging call share it; another logger's record starts anew)
-        if _RETRYING.search(text):
+        if _RETRYING.search(text) or _CARRIES_ON.match(text):
             return  # an error the engine logs and tries again after (`..., retrying 1 of 2`): not how it died
         if len(self._records) < 50 and not _LOG_RECORD.match(text):
             # an engine that logs the exception's str() alone: a KeyError's is the quoted key (`'model.layers.0.mlp'`)
@@ -1000,6 +1005,8 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
     return out
 
 
+# a field of a pretty-printed JSON object, one per line (an API error body: `    "message": "EngineCore encountered ...",`)
+_JSON_FIELD_LINE = re.compile(r'\s*"[\w.-]+"\s*:\s*"')
 # the closing quote of a JSON string value: an unescaped quote before the next key or the object's end
 _JSON_VALUE_END = re.compile(r'(?<!\\)"\s*(?:,\s*"[\w-]+"\s*:|\})')
 # what a one-line Ray task error says after the task's name and place

@@ -49,6 +49,10 @@ _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model 
                     r"startup complete|ready to roll|Uvicorn running|HTTP/1\.1\"|(?:Prefill|Decode) batch|prompt throughput")
 
 
+# what only a server that had started says when its engine dies: vLLM's EngineDeadError comes from the API server's
+# output handler, which runs once the engine is up (a start-up failure is "Engine core initialization failed")
+DIED_SERVING = re.compile(r"EngineDeadError|EngineCore encountered an issue\b")
+
 STOP_WINDOW = 30  # a log whose last phase line is this close to its end stopped in that phase
 
 
