@@ -175,3 +175,16 @@ def test_fp8_on_pre_ada_from_a_log_with_no_crash_evidence(catalog):
     hopper = scan_source(LineSource("paste", io.BytesIO(log.encode())), catalog,
                          Overrides(options={"engine_version": "0.9.2", "gpu": "NVIDIA H100 80GB HBM3"}))
     assert rule_alert(rule, Scan((), (), hopper.environment)) is None and why_of(rule, hopper)[1] is None
+
+
+def test_an_env_pattern_that_only_excludes_is_a_workaround_not_set_not_a_fact():
+    """`env: {serve_command: '^(?!.*--x[ =]y)'}` holds for nearly every launch, as `not_flags` does: with only such a
+    condition beside the gates, a launch is no known-bad combination (it made `check` warn of every Qwen3.5 launch
+    on Hopper of a hang most of them never meet)."""
+    from qwen3doctor.judge.combination import discriminating
+
+    class R:
+        raw_when = {"env": {"serve_command": "^(?!.*--gdn-prefill-backend[ =]triton)", "torch": "^2\\.9"}}
+
+    assert not discriminating(R(), "when.env.serve_command")
+    assert discriminating(R(), "when.env.torch")

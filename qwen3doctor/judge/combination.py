@@ -40,7 +40,13 @@ def discriminating(rule: Rule, clause: str) -> bool:
     release and later: they can contradict a combination, never make one."""
     if clause in GATES:
         return False
-    if clause in FACTS or clause.startswith("when.env."):
+    if clause.startswith("when.env."):
+        # (a pattern that only excludes, `^(?!.*--gdn-prefill-backend[ =]triton)`, is a workaround not set: it holds
+        # for nearly every launch, as `not_flags` does)
+        env = rule.raw_when.get("env")
+        pattern = str(env.get(clause[len("when.env."):], "")) if isinstance(env, dict) else ""
+        return not pattern.startswith("^(?!")
+    if clause in FACTS:
         return True
     return clause == "when.engine_version" and bounded_above(str(rule.raw_when.get("engine_version", "")))
 
