@@ -664,3 +664,31 @@ def test_an_error_record_the_engine_goes_on_after_is_no_crash(catalog):
            "compatible. Error: cannot import name 'constexpr_function' from 'triton.runtime.jit'\n"
            "WARNING 06-16 02:46:27 [nixl_utils.py:34] NIXL is not available\n")
     assert diagnose_text(log, catalog).crashes == ()
+
+
+def test_pynvml_errors_and_a_quiet_record_after_an_exception(catalog):
+    """pynvml names a class per NVML code (`NVMLError_LibRmVersionMismatch`): a crash line of its own type; a logger's
+    DEBUG record right under an exception (Xinference: `name lineno LEVEL`) is not part of its message; vLLM's
+    FlashAttention probe, logged at ERROR before it picks another backend, is no crash."""
+    c = primary("[pip3] torch==2.9.0+cu128\npynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version "
+                "mismatch\n", catalog)
+    assert c.exception_type == "pynvml.NVMLError_LibRmVersionMismatch" and c.message.startswith("RM has detected")
+    log = ("2026-04-16 14:23:34.047 | TypeError: [address=0.0.0.0:43633, pid=157] layer_type_validation() takes 1 "
+           "positional argument but 2 were given\n"
+           "2026-04-16 14:29:16.993 | 2026-04-16 06:29:16,993 xinference.core.progress_tracker 71 DEBUG    Remove "
+           "requests ['launching-qwen3.5-0']\n")
+    assert primary(log, catalog).message.endswith("but 2 were given")
+    probe = ("(EngineCore_DP0 pid=93) ERROR 03-02 07:01:41 [fa_utils.py:104] Cannot use FA version 2 is not supported "
+             "due to FA2 is only supported on devices with compute capability >= 8\n")
+    assert crashes(probe, catalog) == ()
+
+
+def test_a_follow_on_errors_generic_type_is_no_evidence_for_a_cause(catalog):
+    """`RuntimeError: cancelled` (vLLM's shared-memory queue after its peer died) is a follow-on: its type neither
+    matches nor rules out a rule keyed on RuntimeError, as its message does not."""
+    log = ('(EngineCore_DP0 pid=559)   File "/usr/local/lib/python3.12/dist-packages/vllm/distributed/device_communicators/'
+           'shm_broadcast.py", line 464, in acquire_read\n'
+           '(EngineCore_DP0 pid=559)     raise RuntimeError("cancelled")\n'
+           "(EngineCore_DP0 pid=559) RuntimeError: cancelled\n")
+    report = diagnose_text(log, catalog)
+    assert report.crashes[0].role == "consequence" and report.findings == ()

@@ -235,7 +235,7 @@ def _absent_state(kind: str, scan: Scan) -> str:
     if kind == "frames":
         return MISS if any(c.complete and c.frames and c.role != "consequence" for c in crashes) else UNKNOWN
     if kind == "exception":
-        return MISS if any(c.exception_type for c in crashes) else UNKNOWN
+        return MISS if any(c.exception_type and c.role != "consequence" for c in crashes) else UNKNOWN
     if kind == "message":
         return MISS if any(c.role != "consequence" for c in crashes if c.said) else UNKNOWN
     return MISS
@@ -276,8 +276,13 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         for crash in [c for c in typed + list(_chained(typed)) if c.exception_type] if search else ():
             for pat, src in candidates(clause, crash.exception_type, crash.exception_type.lower()):
                 if _search(pat, crash.exception_type, rule_id, src, full=True):
+                    if crash.role == "consequence" and src in clause.generic_sources:
+                        continue  # (a follow-on's `RuntimeError: cancelled` says nothing of the cause's type)
                     return _hit(label, f"exception `{crash.exception_type}`{_where(crash)}", clause, src,
                                 crash.exception_type)
+        if typed and all(c.role == "consequence" for c in typed):
+            # as for a message: a follow-on error's type cannot rule the cause's out
+            return Evidence(label, UNKNOWN, "the log shows only a follow-on error's exception type")
         if typed:
             return Evidence(label, MISS, f"the exception is `{typed[0].exception_type}`, not {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log shows no exception type")

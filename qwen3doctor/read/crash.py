@@ -129,7 +129,8 @@ _EXC = re.compile(
     # (and an exception printed with its constructor's arguments: `KVTransferError(bootstrap_room=165): Failed ...`)
     r"(?:\((?P<inner>[A-Z]\w*|\w+=[^()]*)\)(?=:))?(?:(?::\s?|\()(?P<msg>.*))?$"
 )
-_EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$")
+# (pynvml makes a class per NVML return code: `pynvml.NVMLError_LibRmVersionMismatch`, `NVMLError_DriverNotLoaded`)
+_EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$|^NVMLError_[A-Z]\w*$")
 # advice lines torch prints under every CUDA error: not part of what went wrong
 BOILERPLATE = re.compile(
     r"^(?:Search for `cuda\w+'|CUDA kernel errors might be asynchronously|For debugging consider passing|"
@@ -141,6 +142,9 @@ BOILERPLATE = re.compile(
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
 _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|"
+                         # a logger, its line and a quiet level (Xinference: `xinference.core.progress_tracker 71 DEBUG ...`,
+                         # its asctime already peeled; at ERROR it may be the record that reports the same exception)
+                         r"[a-z_][\w.]* \d+ (?:DEBUG|INFO|WARNING)\s|"
                          # a level and a logger (Rust's tracing: `ERROR sglang_router_rs::routers::http::pd_router: ...`)
                          r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) +\w+(?:::\w+)+:|-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$] |\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a frame of a one-line-per-call trace (`vllm/v1/engine/core.py:693 -> run_busy_loop()`)
@@ -285,6 +289,8 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # its channel check's `kl3ChannelCheckErrors A kernel exception has occurred, please check dmesg for details.`
     (r"\[RUNTIME ERROR\] \d+ \(.+", ("[RUNTIME ERROR] ",)),
     (r"(?<=kl3ChannelCheckErrors )A kernel exception has occurred.*", ("A kernel exception has occurred",)),
+    # pynvml's error, one class per NVML return code (`pynvml.NVMLError_LibRmVersionMismatch: RM has detected ...`)
+    (r"^(?:pynvml\.)?NVMLError_[A-Z]\w*: .+", ("NVMLError_",)),
     (r"\[c10d\] recvValue failed.*", ("recvValue",)),
     (r"Watchdog caught collective operation timeout.*", ("Watchdog",)),
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
@@ -391,9 +397,10 @@ _ARGPARSE = re.compile(_ARGPARSE_HEAD)
 # 217`, `Call to ibv_reg_mr failed`): NCCL's own error record; its other WARN lines (a fallback it took) are no crash
 _NCCL_FAILURE = re.compile(r"\b(?:[Ee]rror|[Ff]ail(?:ed|ure)?|No space left|[Uu]nable to|[Cc]annot|[Tt]imed? ?out|[Aa]bort)")
 _RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
-# an ERROR record the engine logs at import and goes on without (vLLM 0.12+ on a Triton too old for triton_kernels:
-# only an MXFP4 MoE model needs those kernels)
-_CARRIES_ON = re.compile(r"Failed to import Triton kernels\b")
+# an ERROR record the engine logs and goes on after (vLLM 0.12+ on a Triton too old for triton_kernels:
+# only an MXFP4 MoE model needs those kernels; vLLM's FlashAttention probe on a GPU older than Ampere, after which it
+# picks another attention backend)
+_CARRIES_ON = re.compile(r"Failed to import Triton kernels\b|Cannot use FA version \d+ is not supported due to\b")
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
 # a source line quoted from a traceback that raises (`raise ValueError(msg)`)
