@@ -646,3 +646,24 @@ def test_tpu_inference_records_and_canns_fault_dump_name_their_platforms():
 def test_a_qwen3_size_written_apart_in_prose_names_the_model():
     env = env_of("[Bug]: Qwen3 235B RL Training: multi-level graph compilation hangs\n")
     assert env.get("model_mention") == "Qwen3-235B" and env.get("family") == "qwen3-moe"
+
+
+def test_intels_image_collectives_and_gpu_names_say_xpu():
+    assert env_of("- Image: intel/llm-scaler-vllm:0.14.0-b8.2.1\n").get("platform") == "xpu"
+    assert env_of("RuntimeError: Worker failed with error 'oneCCL: ze_handle_manager.cpp:226 get_ptr: EXCEPTION: "
+                  "unknown memory type'\n").get("platform") == "xpu"
+    assert env_of("GPU: 4x Intel Arc Pro B70 (32 GB), TP=4\n").get("platform") == "xpu"
+
+
+def test_a_gpu_named_twice_in_prose_is_no_count_but_listing_rows_are():
+    prose = ("- GPU: NVIDIA GB10 (Grace Blackwell)\n"
+             "When running on an ARM64 server with an NVIDIA GB10 (Grace Blackwell) GPU, the engine crashes\n")
+    assert env_of(prose).get("gpu_count") is None
+    rows = "0: NVIDIA GeForce RTX 5070 Ti 16303MiB\n1: NVIDIA GeForce RTX 5090 D 32607MiB\n"
+    assert env_of(rows).get("gpu_count") == 2
+    assert env_of("NVIDIA L40S, 580.95.05\nNVIDIA L40S, 580.95.05\n").get("gpu_count") == 2
+
+
+def test_a_two_column_markdown_table_row_is_a_listing_line():
+    env = env_of("| GPU Driver / CUDA | 580.142 / 13.0 |\n| vLLM version | `v0.23.1rc1.dev1053+gf2317c227.d20260712` |\n")
+    assert env.get("engine") == "vllm" and env.get("engine_version") == "0.23.1rc1.dev1053+gf2317c227.d20260712"

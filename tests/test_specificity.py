@@ -500,3 +500,13 @@ def test_a_load_time_candidate_is_dropped_when_a_wrapper_alone_shows_the_server_
                "(EngineCore_DP0 pid=201) ERROR 10-24 17:01:09 [core.py:708] EngineCore failed to start.\n")
     ids = [f.rule_id for f in diagnose_text(launch + loading, catalog).findings]
     assert "fp8-block-quant-tp-indivisible" in ids, ids
+
+
+def test_the_runtimes_name_for_an_illegal_access_is_as_generic_as_its_message(catalog):
+    """`cudaErrorIllegalAddress` in a report's prose names no kernel: it may not make a rule keyed on its own frames
+    plus that error a medium-confidence finding (vLLM's penalty rule did, eugr/spark-vllm-docker#186)."""
+    log = ("NVIDIA GB10 Grace Blackwell, 128GB unified memory\n"
+           "vllm serve Intel/Qwen3.5-122B-A10B-int4-AutoRound --max-model-len 131072\n"
+           "engine dies with cudaErrorIllegalAddress shortly after first request\n")
+    report = diagnose_text(log, catalog)
+    assert all(f.confidence == "low" for f in report.findings), [(f.rule.id, f.confidence) for f in report.findings]

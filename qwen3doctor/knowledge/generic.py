@@ -10,6 +10,9 @@ GENERIC_MESSAGES = (
     "RuntimeError: CUDA error: an illegal memory access was encountered",
     "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
     "CUDA error: device-side assert triggered",
+    # the runtime's names for the same two errors (`Failed: Cuda error ... 'cudaErrorIllegalAddress'`, a report's prose)
+    "cudaErrorIllegalAddress: an illegal memory access was encountered",
+    "cudaErrorAssert: device-side assert triggered",
     # NaN or inf probabilities reaching torch.multinomial: whatever made them (a float16 overflow, weights left
     # uninitialised, a kernel's bug on one backend)
     "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",

@@ -36,7 +36,7 @@ _QUICK_WORDS = tuple(
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
         "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
         "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=", "device_error_core",
-        "stars_engine", "exception of",
+        "stars_engine", "exception of", "llm-scaler", "oneccl", "ze_handle", " arc", "gpu max",
     )
 )
 
@@ -72,6 +72,8 @@ _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 # a hand-written listing's key in Markdown bold (`- **CUDA**: 12.8`), and the keys such listings use that no tool
 # prints: the tensor-parallel size, the quantization, the CUDA release
 _MARKDOWN_KEY = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<k>[^*]{1,40}?)\s*[:：]?\*\*\s*[:：]?\s*(?P<v>\S.*?)\s*$")
+# a two-column Markdown table's row in a report template: `| vLLM version | `v0.23.1rc1.dev1053+gf2317c227` |`
+_MARKDOWN_ROW = re.compile(r"^\|\s*(?P<k>[A-Za-z][\w .-]{1,38}?)\s*\|\s*`?(?P<v>[^|`]+?)`?\s*\|\s*$")
 _HAND_KEY = re.compile(r"^\s*(?:(?P<tp>TP|TP size|tensor[ _]parallel(?:[ _]size)?)|(?P<quant>quantization|quant)|"
                        r"(?P<cuda>CUDA|CUDA version))\s*[:=：]\s*[`'\"]?(?P<v>\d+(?:\.\d+)*|[A-Za-z][\w-]*)[`'\"]?\s*$", re.I)
 _QUANT_WORDS = frozenset(("fp8", "awq", "awq_marlin", "gptq", "gptq_marlin", "int4", "int8", "w8a8", "nvfp4", "mxfp4",
@@ -164,6 +166,9 @@ _QWEN_CLASS = re.compile(r"\bQwen3\w+")
 _FAMILY_WORD = re.compile(r"(?<![\w/.-])Qwen3(?:\.\d|-Next|-VL|-Omni|-Coder-Next|-Coder|-ASR|-TTS)(?![\w.]|-\d)")
 _ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
+# what comes before the GPU's name on a row of a listing: nothing (`--query-gpu` CSV), an index (`0: `, `0, `, `GPU 0: `,
+# `GPU[0]`), nvidia-smi's table border and index (`|   0  `); not a sentence naming the GPU
+_GPU_ROW = re.compile(r"\s*(?:\|\s*)?(?:(?:GPU\s*)?\[?\d+\]?\s*[:,|]?\s*)?")
 # a model named in prose with its size apart (`Qwen3 235B`, `Qwen3.5 397B A17B`)
 _MODEL_PROSE = re.compile(r"(?<![\w./-])Qwen3(?:\.\d)?(?:-[A-Za-z]+)? \d+(?:\.\d+)?B(?: A\d+B)?(?![\w.-])")
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
@@ -255,7 +260,9 @@ _OTHER_RUNTIME = (
 )
 # Intel GPUs: the build target, Level Zero devices as sycl-ls lists them, Intel's runtime error records
 _XPU_HINT = re.compile(r"\bVLLM_TARGET_DEVICE=xpu\b|^\[level_zero:gpu\]|\bUR_RESULT_ERROR_\w+|\bintel_extension_for_pytorch\b|"
-                       r"\bxpu-smi\b")
+                       # Intel's vLLM image, its collective library and Level Zero handle code, its GPU names
+                       r"\bxpu-smi\b|\bllm-scaler-vllm\b|\boneCCL\b|\bze_handle_manager\b|\bIntel(?:\(R\))? Arc\b|\bArc Pro B\d+|"
+                       r"\bData Center GPU Max\b")
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
@@ -511,7 +518,7 @@ class EnvCollector:
             self._line(joined)
 
     def _line(self, text: str, record: str | None = None) -> None:
-        md = _MARKDOWN_KEY.match(text) if "**" in text else None
+        md = _MARKDOWN_KEY.match(text) if "**" in text else _MARKDOWN_ROW.match(text) if text[:1] == "|" else None
         if md:  # a report template's `- **vLLM version**: 0.10.2`: read as the listing line it stands for
             text = f"{md.group('k').strip()}: {md.group('v').strip()}"
         hand = _HAND_KEY.match(text) if ":" in text or "=" in text else None
@@ -744,8 +751,8 @@ class EnvCollector:
             if n:
                 count = int(n.group("n")) if n.group("n") else len(n.group("list").split(","))
                 self.put("gpu_count", count, "log", P_LISTING)
-            else:
-                self._gpu_seen(name)
+            elif _GPU_ROW.fullmatch(text, 0, g.start()):
+                self._gpu_seen(name)  # (a row of a listing, not prose naming the GPU twice: `an NVIDIA GB10 (Grace ...)`)
         elif (labelled := _GPU_LABEL.match(text) if ":" in text or "=" in text else None) is not None:
             # a reporter's `GPU: H100 (sm_90)` / `Hardware: 8x H20`: a short name, no vendor in front
             self.put("gpu", _vendor_name(labelled.group("g")), "log: a GPU named by hand", P_HINT)
