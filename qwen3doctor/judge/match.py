@@ -297,7 +297,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                     if crash.excerpt:
                         return _hit(label, f"pasted lines “{_short(text)}”", clause, src, FRAGMENT, m=m)
                     return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src, m=m)
-            head = _cut_head(crash, text, scan)
+            head = _cut_head(crash, text)
             if head is not None:
                 # a message the paste shortened with "...", or the last line of a paste that stops mid-line: what it
                 # shows may be the start of the pattern's text
@@ -346,12 +346,12 @@ def _cut_heads(scan: Scan):
     """The shown part of every message cut short (the crashes' and their chained causes')."""
     for crash in list(scan.crashes) + list(_chained(scan.crashes)):
         text = f"{crash.exception_type}: {crash.message}" if crash.exception_type else crash.message
-        head = _cut_head(crash, text, scan)
+        head = _cut_head(crash, text)
         if head is not None:
             yield head
 
 
-def _cut_head(crash: Crash, text: str, scan: Scan) -> str | None:
+def _cut_head(crash: Crash, text: str) -> str | None:
     """The part of a message before its cut (read.crash sets `cut_short`: "..." at its end, or the paste's last
     line stopping mid-line); None when the message looks whole."""
     return _head_before_cut(text) if crash.cut_short else None
