@@ -319,3 +319,18 @@ def test_an_import_step_frames_clause_is_never_ruled_out_by_absent_literals(cata
     clauses = [(r, c) for r in catalog.rules.values() for c in r.clauses() if c.kind == "frames" and IMPORT_STEP in c.sources]
     assert clauses and all(hay.may_hit(c) for _, c in clauses)
     assert any(clause_state(c, scan, r.id, "x", hay).state == "hit" for r, c in clauses)
+
+
+def test_a_common_rules_advice_titled_for_the_other_engine_is_left_out(catalog):
+    """A fix with no command says in its title which engine it is for (`SGLang: launch without ...`): a vLLM log
+    gets the vLLM spellings only, as it does for fixes whose command launches an engine."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("vllm serve nvidia/Qwen3.5-35B-A3B-NVFP4 --max-model-len 32768\n"
+           "(EngineCore_DP0 pid=301) INFO 04-10 10:00:00 [cuda.py:1] Using 'FLASHINFER_CUTLASS' NvFp4 MoE backend out of "
+           "potential backends: ['FLASHINFER_CUTLASS', 'MARLIN']\n"
+           "(EngineCore_DP0 pid=301) ERROR 04-10 10:01:00 [core.py:1] torch.AcceleratorError: CUDA error: an illegal "
+           "instruction was encountered\n")
+    report = diagnose_text(log, catalog)
+    titles = [f.title for f in report.findings[0].fixes]
+    assert titles and not any(t.startswith("SGLang") for t in titles), titles

@@ -498,7 +498,7 @@ def fixes_for(rm: RuleMatch, env: Environment) -> tuple[Fix, ...]:
     engine = env.get("engine")
     if engine in ("vllm", "sglang") and len(rule.engines) > 1:
         # a rule of both engines (a kernel library, a transport): the log's engine decides which launch to show
-        mine = [f for f in fixes if _launches(f.command) in (None, engine)]
+        mine = [f for f in fixes if (_launches(f.command) or _titled(f.title)) in (None, engine)]
         fixes = mine or fixes
     fixed = (rule.fixed_in or {}).get("version")
     version_ev = next((ev for ev in rm.when if ev.clause == "fixed_in"), None)
@@ -527,6 +527,15 @@ def _launches(command: str) -> str | None:
     Not read_command: a fix is any shell line (`env -u VLLM_X vllm serve ...`, `pip show vllm sglang ...`), whose
     launcher that reader, made for serve commands, does not find or finds in a package name."""
     m = _LAUNCH.search(command)
+    return None if m is None else ("vllm" if m.group("v") else "sglang")
+
+
+# a fix whose title names the engine it is for (`SGLang: launch without --moe-runner-backend ...`, advice with no command)
+_TITLED = re.compile(r"(?P<v>vLLM)(?![-\w])|(?P<s>SGLang)(?![-\w])")
+
+
+def _titled(title: str) -> str | None:
+    m = _TITLED.match(title)
     return None if m is None else ("vllm" if m.group("v") else "sglang")
 
 
