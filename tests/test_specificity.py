@@ -510,3 +510,18 @@ def test_the_runtimes_name_for_an_illegal_access_is_as_generic_as_its_message(ca
            "engine dies with cudaErrorIllegalAddress shortly after first request\n")
     report = diagnose_text(log, catalog)
     assert all(f.confidence == "low" for f in report.findings), [(f.rule.id, f.confidence) for f in report.findings]
+
+
+def test_a_family_read_from_a_model_file_does_not_rule_out_its_moe_variant(catalog):
+    """SGLang's models/qwen3_5.py holds dense Qwen3.5 and Qwen3.5-MoE: a traceback through it names the family but not
+    the variant, so a rule for the MoE variant stays possible (a Qwen3.5 AWQ traceback, sglang#19644, lost its only
+    candidate when the rule was narrowed to qwen3.5-moe); a serve command naming a dense size still rules it out."""
+    tb = ("[2026-03-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+          '  File "/sgl-workspace/sglang/python/sglang/srt/models/qwen3_5.py", line 1210, in load_weights\n'
+          "    param = params_dict[name]\n"
+          "KeyError: 'model.layers.0.mlp.experts.w2_weight'\n")
+    unsure = [f.rule_id for f in diagnose_text(tb, catalog).findings]
+    dense = [f.rule_id for f in diagnose_text("python -m sglang.launch_server --model-path Qwen/Qwen3.5-27B-FP8\n" + tb,
+                                              catalog).findings]
+    assert "quant-shared-expert-fusion-keyerror" in unsure
+    assert "quant-shared-expert-fusion-keyerror" not in dense[:1]

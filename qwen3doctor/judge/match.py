@@ -506,6 +506,11 @@ def _names(sources: tuple[str, ...]) -> str:
     return shown + (f" (+{len(sources) - 4} more)" if len(sources) > 4 else "")
 
 
+# where a family was read that cannot tell a dense model from its MoE sibling: a traceback's model file, a bare
+# family mention
+_UNSURE_FAMILY = re.compile(r"traceback frame|family mentioned")
+
+
 def _condition(clause: str, value: Any, holds, hit: str, miss: str, unknown: str, wants: str = "") -> Evidence:
     """One `when` condition: unknown when the log lacks the fact, else hit or miss as `holds(value)` says."""
     if value is None:
@@ -556,10 +561,18 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         names = ", ".join(rule.families)
         what = "not a Qwen3 model" if fam == vocab.OTHER else fam
         hit_source = env.get("model") or (env.facts["family"].source if fam else "")
-        out.append(_condition(
-            "when.family", fam, lambda f: any(vocab.family_covers(r, f) for r in rule.families),
-            f"model family {fam} ({hit_source})", f"the model is {what} ({env.get('model') or '?'}); rule: {names}",
-            f"the model family is not in the log (rule: {names})", names))
+        holds = any(vocab.family_covers(r, fam) for r in rule.families) if fam else False
+        if fam and not holds and _UNSURE_FAMILY.search(env.facts["family"].source) \
+                and any(r in vocab.FAMILY_COVERS.get(fam, ()) for r in rule.families):
+            # a family read from a model file or a bare mention (`qwen3_5.py`, "Qwen3.5") that holds both a dense
+            # and a MoE variant: which one ran is not in the log, so a rule for the MoE variant is not ruled out
+            out.append(Evidence("when.family", UNKNOWN, f"the model is {fam}, but the log does not say which variant "
+                                f"({env.facts['family'].source}; rule: {names})", wants=names))
+        else:
+            out.append(_condition(
+                "when.family", fam, lambda f: any(vocab.family_covers(r, f) for r in rule.families),
+                f"model family {fam} ({hit_source})", f"the model is {what} ({env.get('model') or '?'}); rule: {names}",
+                f"the model family is not in the log (rule: {names})", names))
     version = env.get("engine_version")
     parsed = parse_version(str(version)) if version else None
     dated = _releases_of_frames(env, engine) if parsed is None else None

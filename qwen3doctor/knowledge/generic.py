@@ -45,6 +45,8 @@ GENERIC_MESSAGES = (
     "TypeError: 'NoneType' object is not subscriptable",
     "TypeError: 'NoneType' object is not iterable",
     "IndexError: list index out of range",
+    # torch's words for any index past a tensor's end, whichever tensor and index
+    "IndexError: index 1 is out of bounds for dimension 0 with size 1",
     # Python's report of any child command that failed (a build, a pip install, a launcher's step)
     "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
     # torch's own words for two tensors whose shapes disagree, raised by any op of any layer
