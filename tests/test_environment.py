@@ -667,3 +667,14 @@ def test_a_gpu_named_twice_in_prose_is_no_count_but_listing_rows_are():
 def test_a_two_column_markdown_table_row_is_a_listing_line():
     env = env_of("| GPU Driver / CUDA | 580.142 / 13.0 |\n| vLLM version | `v0.23.1rc1.dev1053+gf2317c227.d20260712` |\n")
     assert env.get("engine") == "vllm" and env.get("engine_version") == "0.23.1rc1.dev1053+gf2317c227.d20260712"
+
+
+def test_flags_only_one_engine_accepts_name_it_when_nothing_else_does():
+    """`--speculative-algorithm` is SGLang's, `--enable-prefix-caching` vLLM's (per the release index): in a paste
+    that names no engine otherwise, such flags in prose or inline code decide it; they never outvote real evidence."""
+    prose = "Starting with `--speculative-algorithm EAGLE3` but without `--speculative-draft-model-path` crashes.\n"
+    assert env_of(prose).get("engine") == "sglang"
+    assert env_of("Qwen3.8-Flash-Next, --enable-prefix-caching\nAssertionError: block_size must be divisible\n").get(
+        "engine") == "vllm"
+    assert env_of("(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:1] x --speculative-algorithm y\n").get(
+        "engine") == "vllm"

@@ -395,6 +395,7 @@ class EnvCollector:
         self._engine_votes = {"vllm": 0, "sglang": 0}
         self._sglang_code = False  # a line of SGLang's own code (`sglang/srt/...`) was read
         self._vllm_library = 0  # lines of vLLM's layer code that SGLang imports too (engine_votes)
+        self._loose_flags: set[str] = set()  # `--flag` words anywhere (prose, inline code), for engine_votes
         self.serve_command: str | None = None
         self._gpu_listing = False
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
@@ -518,6 +519,8 @@ class EnvCollector:
             self._line(joined)
 
     def _line(self, text: str, record: str | None = None) -> None:
+        if "--" in text and len(self._loose_flags) < 40:
+            self._loose_flags.update(m.group(0) for m in _LOOSE_FLAG.finditer(text))
         md = _MARKDOWN_KEY.match(text) if "**" in text else _MARKDOWN_ROW.match(text) if text[:1] == "|" else None
         if md:  # a report template's `- **vLLM version**: 0.10.2`: read as the listing line it stands for
             text = f"{md.group('k').strip()}: {md.group('v').strip()}"
@@ -945,6 +948,13 @@ class EnvCollector:
         votes = dict(self._engine_votes)
         if not self._sglang_code:
             votes["vllm"] += self._vllm_library
+        if not votes["vllm"] and not votes["sglang"] and self._loose_flags:
+            # nothing else names the engine: flags that only one engine's releases accept (`--speculative-algorithm`,
+            # `--mem-fraction-static` are SGLang's; `--max-model-len`, `--enable-expert-parallel` vLLM's), named in
+            # prose or inline code, give that engine one vote
+            own = _own_flags(frozenset(self._loose_flags))
+            if own["vllm"] != own["sglang"]:
+                votes["sglang" if own["sglang"] > own["vllm"] else "vllm"] += 1
         return votes
 
 
@@ -1025,6 +1035,24 @@ def _derive_parallel(out: dict[str, Fact]) -> None:
         out.setdefault("parallel", Fact(" ".join(active), "log: " + ", ".join(dict.fromkeys(sources))))
     elif stated:
         out.setdefault("parallel", Fact("none", "log: parallel sizes of 1"))
+
+
+_LOOSE_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
+
+
+def _own_flags(flags: frozenset[str]) -> dict[str, int]:
+    """How many of these flags only vLLM's / only SGLang's indexed releases accept (no index: none)."""
+    from ..knowledge.releases import available, flag_key, table
+
+    out = {"vllm": 0, "sglang": 0}
+    if not available():
+        return out
+    known = {e: table(e, "flags") for e in out}
+    for flag in flags:
+        has = {e: known[e] is not None and flag_key(e, flag) in known[e].facts for e in out}
+        if has["vllm"] != has["sglang"]:
+            out["vllm" if has["vllm"] else "sglang"] += 1
+    return out
 
 
 def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
