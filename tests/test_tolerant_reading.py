@@ -692,3 +692,10 @@ def test_a_follow_on_errors_generic_type_is_no_evidence_for_a_cause(catalog):
            "(EngineCore_DP0 pid=559) RuntimeError: cancelled\n")
     report = diagnose_text(log, catalog)
     assert report.crashes[0].role == "consequence" and report.findings == ()
+
+
+def test_amdgpus_page_fault_with_the_devices_pci_address_is_a_crash(catalog):
+    log = ("vLLM 0.23.1.dev1+g9ddef7117.d20260715 Qwen3-1.7B BF16 TP=1 --enforce-eager\n"
+           "amdgpu 0000:07:00.0: [gfxhub] page fault (src_id:0 ring:24 vmid:1 pasid:32771)\n")
+    report = diagnose_text(log, catalog)
+    assert report.crashes[0].crash_class == "illegal-memory-access" and report.environment.get("platform") == "rocm"

@@ -243,7 +243,8 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the kernel's record of a GPU fault (dmesg: NVIDIA's Xid, amdgpu's page fault), and CUDA's assembler refusing
     # an architecture it does not know (Triton on a GPU newer than its ptxas)
     (r"(?:NVRM: )?Xid (?:\(PCI:[^)]*\): )?\d+[,:] .*", ("Xid ",)),
-    (r"amdgpu: \[\w+\] page fault.*", ("page fault",)),
+    # (with or without the device's PCI address: `amdgpu 0000:07:00.0: [gfxhub] page fault (src_id:0 ring:24 ...)`)
+    (r"amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: \[\w+\] page fault.*", ("page fault",)),
     (r"ptxas fatal\s*: .+", ("ptxas fatal",)),
     # cuda-gdb / compute-sanitizer's report of a faulting warp
     (r"CUDA Exception: (?:Warp|Lane|Device) .+", ("CUDA Exception: ",)),
@@ -340,7 +341,7 @@ CONSEQUENCE_PATTERNS = re.compile(
 
 CLASSES: tuple[tuple[str, str], ...] = (
     ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|Memory access fault by GPU node|"
-                              r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu: \[\w+\] page fault|Warp Illegal Address|Warp Out-of-range Address"),
+                              r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: \[\w+\] page fault|Warp Illegal Address|Warp Out-of-range Address"),
     # glibc's assert in host code (`Allocation.cpp:43: ...: Assertion `...' failed.`), not a CUDA kernel's
     ("assertion", r"\.(?:c|cc|cpp|h|hpp):\d+: .*: Assertion `"),
     ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),

@@ -793,7 +793,7 @@ class EnvCollector:
             self.put("platform", _PLATFORM_NAMES.get(name, name), "log: platform line", P_STARTUP)
         elif _PLATFORM_PROBE.search(text):
             pass
-        elif re.search(r"ROCm(?!: Disabled)|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|gfx1[0-2]\d\d|amdgpu: |/aiter(?:_meta)?/|"
+        elif re.search(r"ROCm(?!: Disabled)|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|gfx1[0-2]\d\d|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: |/aiter(?:_meta)?/|"
                        # (a HIP source's own assert: `csrc/rocm/skinny_gemms.hip:497: ... Device-side assertion`)
                        r"\.hip:\d+: |/csrc/rocm/|"
                        r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$|"
