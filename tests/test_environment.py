@@ -678,3 +678,9 @@ def test_flags_only_one_engine_accepts_name_it_when_nothing_else_does():
         "engine") == "vllm"
     assert env_of("(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:1] x --speculative-algorithm y\n").get(
         "engine") == "vllm"
+
+
+def test_the_vllm_ascend_release_named_with_its_plugin_name():
+    env = env_of("vLLM-ascend0.11.0rc2-310p\nQwen3-32B-w4a4\n")
+    assert env.get("vllm_ascend") == "0.11.0rc2" and env.get("engine_version") == "0.11.0"
+    assert env.get("platform") == "npu" and env.get("engine") == "vllm"

@@ -730,6 +730,15 @@ class EnvCollector:
                 if version:
                     self.put("vllm", version, "log: version mention" if plain else "log: a vendor image's tag", P_HINT if plain else P_HINT - 5)
                     self.vote_engine("vllm")
+        asc = _ASCEND_VERSION.search(text) if "scend" in text else None
+        if asc and not _OTHER_RELEASE.search(text[: asc.start()]):
+            # the plugin's release named with it (`vLLM-ascend0.11.0rc2-310p`, `vllm-ascend v0.13.0rc1`): made for the
+            # vLLM release of the same number
+            self.put("vllm_ascend", clean_version(asc.group("v")), "log: version mention", P_HINT)
+            self.put("vllm", re.sub(r"(?:(?:rc|\.post|\.dev)\d+)+$", "", clean_version(asc.group("v")) or ""),
+                     "log: the vLLM-Ascend release named", P_HINT - 5)
+            self.put("platform", "npu", "log: vLLM-Ascend", P_HINT)
+            self.vote_engine("vllm")
         imp = _ENGINE_IMPORT.search(text) if "'" in text else None
         if imp:
             self.vote_engine(imp.group("e"), 2)
@@ -1037,6 +1046,7 @@ def _derive_parallel(out: dict[str, Fact]) -> None:
         out.setdefault("parallel", Fact("none", "log: parallel sizes of 1"))
 
 
+_ASCEND_VERSION = re.compile(r"\bvllm[-_ ]ascend(?:\s+version)?[\s:=`'v-]*(?P<v>\d+\.\d+\.\d+(?:rc\d+)?)(?![\d.])", re.I)
 _LOOSE_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
 
 
