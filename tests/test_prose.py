@@ -72,3 +72,15 @@ def test_a_message_line_is_not_glued_to_the_command_line_above_it(catalog):
              "\"The input (70000 tokens) is longer than the model's context length (40960).\"\n")
     crash = diagnose_text(paste, catalog).crash
     assert crash.message.startswith('"The input (70000 tokens)') and "--port" not in crash.message
+
+
+def test_rays_memory_monitor_summary_is_no_cuda_oom(catalog):
+    """Ray's raylet summary says "OOM" for the host's memory; with "0 Workers crashed" on the same line it is still
+    the account of a kill, and Ray's advice line under it ("how to address the out of memory issue") no CUDA OOM."""
+    paste = ("(raylet) [2025-04-02 15:02:00,117 E 135782 135782] (raylet) node_manager.cc:3069: 1 Workers (tasks / "
+             "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 351e4, "
+             "IP: 10.0.0.5) over the last time period.\n(raylet) \n"
+             "(raylet) Refer to the documentation on how to address the out of memory issue: https://docs.ray.io/\n")
+    report = diagnose_text(paste, catalog)
+    assert report.crashes and "CUDA" not in report.crashes[0].message
+    assert report.findings[0].rule_id == "ray-memory-monitor-kills-worker"

@@ -1064,6 +1064,8 @@ def order(crashes: list[Crash], reading_backwards: bool = False) -> list[Crash]:
 # what a report's title or prose says happened, when the paste has no crash line of its own: (pattern, the engine's
 # own wording of that crash, or None when only the fact of a crash is known)
 _PROSE = tuple((re.compile(p, re.I), m) for p, m in (
+    # (Ray's memory monitor killing a worker for the host's memory is no CUDA OOM, whatever "OOM" it says)
+    (r"killed due to memory pressure|Ray killed this worker|running low on memory", None),
     (r"\billegal (?:cuda |gpu )?memory access\b|cudaErrorIllegalAddress", "CUDA error: an illegal memory access was encountered"),
     (r"device-side assert", "CUDA error: device-side assert triggered"),
     (r"\b(?:cuda )?out of memory\b|\bOOM\b", "CUDA out of memory"),
@@ -1103,8 +1105,10 @@ def _prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
         text = _GUESSES.sub("", line.strip())  # (Ray's list of what might have killed a worker is no account of it)
         if not text or text.startswith(("$", "#")) or "serve " in text[:40]:
             continue  # a command line is no account of a crash
-        if _NEGATED.search(text):
-            continue  # "no crash", "0 crashes", "without OOM": a line saying it did not happen
+        if _NEGATED.search(text) and not _PROSE[0][0].search(text):
+            # "no crash", "0 crashes", "without OOM": a line saying it did not happen (not Ray's summary, "1 Workers
+            # killed due to memory pressure (OOM), 0 Workers crashed due to other reasons")
+            continue
         named = _PROSE_TYPE.search(text)
         for pattern, wording in _PROSE:
             if pattern.search(text):
