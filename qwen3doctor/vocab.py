@@ -65,7 +65,8 @@ def quant_covers(rule_quant: str, detected: str) -> bool:
 
 
 _ARCH_FAMILY = (
-    (r"Qwen3NextFor", "qwen3-next"),
+    # (Qwen4Exp is the architecture of Qwen3.8-Flash-Next, named as its checkpoint is: a Qwen3-Next successor)
+    (r"Qwen3NextFor|Qwen4ExpFor", "qwen3-next"),
     (r"Qwen3_5MoeFor|Qwen3_5_Moe", "qwen3.5-moe"),
     (r"Qwen3_5For|Qwen3_5Model", "qwen3.5"),
     (r"Qwen3OmniMoe|Qwen3Omni", "qwen3-omni"),

@@ -684,3 +684,9 @@ def test_the_vllm_ascend_release_named_with_its_plugin_name():
     env = env_of("vLLM-ascend0.11.0rc2-310p\nQwen3-32B-w4a4\n")
     assert env.get("vllm_ascend") == "0.11.0rc2" and env.get("engine_version") == "0.11.0"
     assert env.get("platform") == "npu" and env.get("engine") == "vllm"
+
+
+def test_qwen3_8_flash_nexts_architecture_names_its_family():
+    env = env_of("(APIServer pid=1) INFO 09-03 21:05:19 [model.py:563] Resolved architecture: "
+                 "Qwen4ExpForConditionalGeneration\n")
+    assert env.get("family") == "qwen3-next"

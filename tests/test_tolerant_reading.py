@@ -699,3 +699,11 @@ def test_amdgpus_page_fault_with_the_devices_pci_address_is_a_crash(catalog):
            "amdgpu 0000:07:00.0: [gfxhub] page fault (src_id:0 ring:24 vmid:1 pasid:32771)\n")
     report = diagnose_text(log, catalog)
     assert report.crashes[0].crash_class == "illegal-memory-access" and report.environment.get("platform") == "rocm"
+
+
+def test_torch_npus_failed_acl_call_from_the_watchdog_is_a_crash(catalog):
+    log = ("[rank0]: torch.distributed: [ERROR] [2036] Find exception when finishedNPUExecutionInternal, query:"
+           "../torch_npu/csrc/core/npu/NPUEvent.cpp:94 NPU function error: aclrtQueryEventStatus\n")
+    report = diagnose_text(log, catalog)
+    assert report.crashes[0].message.startswith("NPU function error: aclrtQueryEventStatus")
+    assert report.environment.get("platform") == "npu"

@@ -292,6 +292,9 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?<=kl3ChannelCheckErrors )A kernel exception has occurred.*", ("A kernel exception has occurred",)),
     # pynvml's error, one class per NVML return code (`pynvml.NVMLError_LibRmVersionMismatch: RM has detected ...`)
     (r"^(?:pynvml\.)?NVMLError_[A-Z]\w*: .+", ("NVMLError_",)),
+    # torch_npu's report of a failed ACL call outside a Python exception (`... NPUEvent.cpp:94 NPU function error:
+    # aclrtQueryEventStatus`, from torch.distributed's watchdog)
+    (r"(?<=\d )NPU function error: .+", ("NPU function error: ",)),
     (r"\[c10d\] recvValue failed.*", ("recvValue",)),
     (r"Watchdog caught collective operation timeout.*", ("Watchdog",)),
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
