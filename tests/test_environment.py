@@ -690,3 +690,7 @@ def test_qwen3_8_flash_nexts_architecture_names_its_family():
     env = env_of("(APIServer pid=1) INFO 09-03 21:05:19 [model.py:563] Resolved architecture: "
                  "Qwen4ExpForConditionalGeneration\n")
     assert env.get("family") == "qwen3-next"
+
+
+def test_sglangs_release_glued_to_its_name_in_prose():
+    assert env_of("Sglang0.5.3 doesn't work on RTX 5090 with Qwen3-32B-FP8\n").get("engine_version") == "0.5.3"

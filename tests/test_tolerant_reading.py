@@ -707,3 +707,16 @@ def test_torch_npus_failed_acl_call_from_the_watchdog_is_a_crash(catalog):
     report = diagnose_text(log, catalog)
     assert report.crashes[0].message.startswith("NPU function error: aclrtQueryEventStatus")
     assert report.environment.get("platform") == "npu"
+
+
+def test_canns_inner_error_header_gives_way_to_the_record_that_says_what_failed(catalog):
+    log = ("EZ9999: Inner Error!\n"
+           "EZ9999[PID: 55986] 2025-12-15-11:30:10.420.394 (EZ9999):  [AIC_INFO] after execute:args print end"
+           "[FUNC:GetError][FILE:stream.cc][LINE:1191]\n"
+           "       Aicore kernel execute failed, device_id=0, stream_id=2, fault kernel_name=fused_recurrent_gated_delta_"
+           "rule_fwd_kernel_46, fault kernel info ext=none\n")
+    first = diagnose_text(log, catalog).crashes[0]
+    assert first.message != "EZ9999: Inner Error!" and "fused_recurrent_gated_delta_rule_fwd_kernel" in first.message
+    # an op's failure that quotes the header is that failure, not a header
+    op = diagnose_text("RuntimeError: call aclnnCausalConv1d failed, detail:EZ9999: Inner Error!\n", catalog).crashes[0]
+    assert op.role == "primary" and "aclnnCausalConv1d" in op.message

@@ -323,6 +323,10 @@ _QUICK = re.compile(
 WRAPPER_PATTERNS = re.compile(
     r"Engine core initialization failed|EngineDeadError|EngineCore encountered an issue|EngineCore encountered a fatal error|"
     r"EngineCore failed to start|"
+    # (CANN's header over the record that says what failed: `EZ9999: Inner Error!`, then `EZ9999[PID: ...] ... Aicore
+    # kernel execute failed, ... fault kernel_name=...`)
+    # (the header alone, not an op's failure that quotes it: `call aclnnCausalConv1d failed, detail:EZ9999: Inner Error!`)
+    r"^(?:: )?E[A-Z0-9]\d{4}: Inner Error!?\s*$|"
     r"EngineGenerateError|Engine process failed to start|Worker failed with error|"
     r"WorkerProc (?:hit an exception|failed to start)|Scheduler hit an exception|"
     r"See root cause above|See stack trace \(above\)|(?:Worker|Engine core) proc \S+ died unexpectedly|"

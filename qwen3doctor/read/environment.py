@@ -120,8 +120,8 @@ _VLLM_VERSION = re.compile(
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
-# (also glued to an image tag's other parts: `gpustack/runner:rocm7.0-sglang0.5.8.post1`)
-_SGLANG_VERSION = re.compile(r"\bsglang(?:[=\s:`'-]+|(?<=-sglang)(?=\d))(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
+# (also glued to its version: `gpustack/runner:rocm7.0-sglang0.5.8.post1`, "Sglang0.5.3 doesn't work on ...")
+_SGLANG_VERSION = re.compile(r"\bsglang(?:[=\s:`'-]+|(?=\d+\.\d))(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
 # an image tag that names the ROCm release it was built on (`gpustack/runner:rocm7.0-sglang0.5.8.post1`)
 _ROCM_TAG = re.compile(r"\b[\w.-]+/[\w.-]+:(?:[\w.]+-)*rocm\d")
 # tpu-inference's own modules in a record's source location (`INFO 11-07 01:43:57 [tpu_jax_runner.py:287]`)
