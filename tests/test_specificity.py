@@ -525,3 +525,14 @@ def test_a_family_read_from_a_model_file_does_not_rule_out_its_moe_variant(catal
                                               catalog).findings]
     assert "quant-shared-expert-fusion-keyerror" in unsure
     assert "quant-shared-expert-fusion-keyerror" not in dense[:1]
+
+
+def test_a_death_before_start_up_finished_rules_out_a_cause_only_requests_meet(catalog):
+    """"EngineCore failed to start" over a worker's CUDA OOM (QwenLM/Qwen3-VL#1684, during graph capture): a request's
+    prompt-logprobs OOM cannot be it, however generic the OOM message both share; a bare large-allocation OOM line
+    is no support for that rule either."""
+    log = ("Capturing CUDA graphs (decode, FULL):   9%|9         | 3/35 [00:00<00:09,  3.30it/s]\n"
+           "(EngineCore_DP0 pid=7291) ERROR 10-23 08:05:13 [core.py:708] EngineCore failed to start.\n"
+           "(EngineCore_DP0 pid=7291) ERROR 10-23 08:05:13 [core.py:708] RuntimeError: Worker failed with error 'CUDA "
+           "error: out of memory', please check the stack trace above for the root cause\n")
+    assert "vllm-prompt-logprobs-oom" not in [f.rule_id for f in diagnose_text(log, catalog).findings]

@@ -13,7 +13,7 @@ from .combination import GATES, known_bad, may_combine
 from .match import DATED, FRAGMENT
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
-from ..read.phases import IMPORTING, STEPS, phase_of_frames, step_of
+from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of_frames, step_of
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 from ..versions import in_range, parse_version
 
@@ -370,6 +370,8 @@ def _other_step(rule, scan: Scan) -> bool:
     steps = rule.frame_steps
     if not steps or not scan.crashes:
         return False
+    if steps == {SERVING} and any(DIED_STARTING.search(f"{c.exception_type}: {c.message}") for c in scan.crashes):
+        return True  # the engine never started, so no request's step did it
     if not own:
         # only a wrapper (`EngineDeadError` while serving): its frames are the caller's, but the phase line before it
         # still dates the death, and a cause whose every step comes earlier did not cause it

@@ -53,6 +53,10 @@ _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model 
 # output handler, which runs once the engine is up (a start-up failure is "Engine core initialization failed")
 DIED_SERVING = re.compile(r"EngineDeadError|EngineCore encountered an issue\b")
 
+# what a server that never finished starting says when its engine dies (vLLM: "EngineCore failed to start.",
+# "Engine core initialization failed"; SGLang's worker: "WorkerProc failed to start")
+DIED_STARTING = re.compile(r"EngineCore failed to start|Engine core initialization failed|WorkerProc failed to start")
+
 STOP_WINDOW = 30  # a log whose last phase line is this close to its end stopped in that phase
 
 
@@ -101,7 +105,9 @@ _FRAME_PHASES = (
         "create_weights", "make_layers", "validate_fp8_block_shape", "validate_block_quant_shapes"))),
     (SERVING, frozenset((
         "run_busy_loop", "step_with_batch_queue", "event_loop_normal", "event_loop_overlap", "run_batch",
-        "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests"))),
+        "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests",
+        # (a request's prompt logprobs: no start-up step scores a prompt)
+        "_get_prompt_logprobs_dict", "compute_prompt_logprobs", "compute_prompt_logprobs_with_chunking"))),
     # the front end reading and checking the serve command, before any engine process starts
     (ARGUMENTS, frozenset((
         "validate_parsed_serve_args", "validate_api_server_args", "create_engine_config", "from_cli_args",
