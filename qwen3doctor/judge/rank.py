@@ -269,6 +269,11 @@ PLUMBING_MODULES = frozenset({"model_runner", "gpu_model_runner", "tp_worker", "
                               "otel", "tracing"})
 
 
+# file names that say nothing of what a file holds
+_BARE_STEMS = frozenset({"utils", "util", "common", "base", "__init__", "layer", "layers", "interface", "helpers", "ops",
+                         "module", "modules", "api", "impl", "main", "types", "config"})
+
+
 def _module_of_cut(rule, scan: Scan) -> str | None:
     """A traceback cut above its exception line: the deepest engine module it stops in (its path), when that module's
     name (`spec_decode/eagle.py`) names a word of the rule's id (`eagle3-...`) or its package is one the id
@@ -288,7 +293,10 @@ def _module_of_cut(rule, scan: Scan) -> str | None:
         # a compound name says what it is whole (`spec_decode/` is spec-decode-..., not any *-decode-*;
         # `radix_cache.py` is radix-cache-..., not any *-cache-*, `tp_worker_overlap_thread.py` no *-thread-*)
         # (a model's file, `models/qwen3_vl.py`, names the model, which the rule's family condition judges)
-        for name in (package, stem):
+        # (a file whose own name says what it holds, `spec_decode/eagle.py`, is where that thing's causes live, not every
+        # cause of its folder: the folder speaks only for a file whose name says nothing, `spec_decode/utils.py`)
+        named = stem not in PLUMBING_MODULES and stem not in _BARE_STEMS
+        for name in (stem,) if named else (package, stem):
             if name in PLUMBING_MODULES:
                 continue  # every traceback of its phase stops in it: it names no cause (`mlx-model-runner-...`)
             if "_" in name.strip("_") and not (name is stem and package == "models"):
