@@ -705,7 +705,7 @@ def test_torch_npus_failed_acl_call_from_the_watchdog_is_a_crash(catalog):
     log = ("[rank0]: torch.distributed: [ERROR] [2036] Find exception when finishedNPUExecutionInternal, query:"
            "../torch_npu/csrc/core/npu/NPUEvent.cpp:94 NPU function error: aclrtQueryEventStatus\n")
     report = diagnose_text(log, catalog)
-    assert report.crashes[0].message.startswith("NPU function error: aclrtQueryEventStatus")
+    assert report.crashes[0].message.endswith("NPU function error: aclrtQueryEventStatus")
     assert report.environment.get("platform") == "npu"
 
 

@@ -162,6 +162,21 @@ def prefilter_for(catalog: Catalog, backend: str | None = None) -> Prefilter:
     return cached
 
 
+def _own_flags(flags: frozenset[str]) -> dict[str, int]:
+    """How many of these flags only vLLM's / only SGLang's indexed releases accept (no index: none)."""
+    from ..knowledge.releases import available, flag_key, table
+
+    out = {"vllm": 0, "sglang": 0}
+    if not available():
+        return out
+    known = {e: table(e, "flags") for e in out}
+    for flag in flags:
+        has = {e: known[e] is not None and flag_key(e, flag) in known[e].facts for e in out}
+        if has["vllm"] != has["sglang"]:
+            out["vllm" if has["vllm"] else "sglang"] += 1
+    return out
+
+
 def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> Environment:
     """Precedence, one rule everywhere: options > --env-file > the log. Conflicts are reported."""
     log_facts = collector.facts(derived=False)
@@ -187,6 +202,13 @@ def merge_environment(collector: envmod.EnvCollector, overrides: Overrides) -> E
         q = vocab.quantization_of(overrides.options["quantization"]) or overrides.options["quantization"]
         merged["quantization"] = Fact(q, "option")
     votes = collector.engine_votes
+    if not votes["vllm"] and not votes["sglang"] and collector.loose_flags:
+        # nothing else names the engine: flags that only one engine's releases accept (`--speculative-algorithm`,
+        # `--mem-fraction-static` are SGLang's; `--max-model-len`, `--enable-expert-parallel` vLLM's), named in
+        # prose or inline code, give that engine one vote
+        own = _own_flags(collector.loose_flags)
+        if own["vllm"] != own["sglang"]:
+            votes = {**votes, ("sglang" if own["sglang"] > own["vllm"] else "vllm"): 1}
     derived = dict(merged)
     envmod.derive(derived, votes)
     # a derived engine version must follow an overridden engine

@@ -294,7 +294,8 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"^(?:pynvml\.)?NVMLError_[A-Z]\w*: .+", ("NVMLError_",)),
     # torch_npu's report of a failed ACL call outside a Python exception (`... NPUEvent.cpp:94 NPU function error:
     # aclrtQueryEventStatus`, from torch.distributed's watchdog)
-    (r"(?<=\d )NPU function error: .+", ("NPU function error: ",)),
+    # (the watchdog's own record only: a RuntimeError quoting the same words is that exception's message)
+    (r"Find exception when finished\w+, query:\S+ NPU function error: .+", ("NPU function error: ",)),
     (r"\[c10d\] recvValue failed.*", ("recvValue",)),
     (r"Watchdog caught collective operation timeout.*", ("Watchdog",)),
     # (not a C++ symbol of a native frame cut at the line's start: `r::Error(c10::SourceLocation, ...)`)
@@ -323,10 +324,6 @@ _QUICK = re.compile(
 WRAPPER_PATTERNS = re.compile(
     r"Engine core initialization failed|EngineDeadError|EngineCore encountered an issue|EngineCore encountered a fatal error|"
     r"EngineCore failed to start|"
-    # (CANN's header over the record that says what failed: `EZ9999: Inner Error!`, then `EZ9999[PID: ...] ... Aicore
-    # kernel execute failed, ... fault kernel_name=...`)
-    # (the header alone, not an op's failure that quotes it: `call aclnnCausalConv1d failed, detail:EZ9999: Inner Error!`)
-    r"^(?:: )?E[A-Z0-9]\d{4}: Inner Error!?\s*$|"
     r"EngineGenerateError|Engine process failed to start|Worker failed with error|"
     r"WorkerProc (?:hit an exception|failed to start)|Scheduler hit an exception|"
     r"See root cause above|See stack trace \(above\)|(?:Worker|Engine core) proc \S+ died unexpectedly|"
@@ -1034,8 +1031,17 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
+# CANN's header over the record that says what failed (`EZ9999: Inner Error!`, then `EZ9999[PID: ...] ... Aicore
+# kernel execute failed, ... fault kernel_name=...`): as a crash of its own it wraps that record (under an exception
+# it is a line of that exception's text; an op's failure that quotes it, `call aclnnX failed, detail:EZ9999: Inner
+# Error!`, is the op's failure)
+_CANN_HEADER = re.compile(rf"{CANN_CODE}: Inner Error!?\s*")
+
+
 def role_of(crash: Crash) -> str:
     text = f"{crash.exception_type or ''}: {crash.message}"
+    if not crash.exception_type and _CANN_HEADER.fullmatch(crash.message):
+        return "wrapper"
     if WRAPPER_PATTERNS.search(text) and not crash.frames[-1:] or WRAPPER_PATTERNS.search(text) and _is_wrapper_tb(crash):
         return "wrapper"
     if CONSEQUENCE_PATTERNS.search(text):

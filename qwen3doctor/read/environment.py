@@ -957,14 +957,12 @@ class EnvCollector:
         votes = dict(self._engine_votes)
         if not self._sglang_code:
             votes["vllm"] += self._vllm_library
-        if not votes["vllm"] and not votes["sglang"] and self._loose_flags:
-            # nothing else names the engine: flags that only one engine's releases accept (`--speculative-algorithm`,
-            # `--mem-fraction-static` are SGLang's; `--max-model-len`, `--enable-expert-parallel` vLLM's), named in
-            # prose or inline code, give that engine one vote
-            own = _own_flags(frozenset(self._loose_flags))
-            if own["vllm"] != own["sglang"]:
-                votes["sglang" if own["sglang"] > own["vllm"] else "vllm"] += 1
         return votes
+
+    @property
+    def loose_flags(self) -> frozenset[str]:
+        """The `--flag` words seen anywhere (prose, inline code), for an engine nothing else names."""
+        return frozenset(self._loose_flags)
 
 
 # SGLang prints every argument, defaults included: an argument counts as a flag only when its value is not the
@@ -1048,21 +1046,6 @@ def _derive_parallel(out: dict[str, Fact]) -> None:
 
 _ASCEND_VERSION = re.compile(r"\bvllm[-_ ]ascend(?:\s+version)?[\s:=`'v-]*(?P<v>\d+\.\d+\.\d+(?:rc\d+)?)(?![\d.])", re.I)
 _LOOSE_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
-
-
-def _own_flags(flags: frozenset[str]) -> dict[str, int]:
-    """How many of these flags only vLLM's / only SGLang's indexed releases accept (no index: none)."""
-    from ..knowledge.releases import available, flag_key, table
-
-    out = {"vllm": 0, "sglang": 0}
-    if not available():
-        return out
-    known = {e: table(e, "flags") for e in out}
-    for flag in flags:
-        has = {e: known[e] is not None and flag_key(e, flag) in known[e].facts for e in out}
-        if has["vllm"] != has["sglang"]:
-            out["vllm" if has["vllm"] else "sglang"] += 1
-    return out
 
 
 def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
