@@ -133,6 +133,13 @@ def _vendor_tag(text: str, m: re.Match) -> bool:
     start = m.start("v2") if m.group("v2") else -1
     word = text.rfind(" ", 0, m.start()) + 1
     return start > 0 and text[start - 1] == ":" and "/" in text[word: m.start()]
+
+
+def _base_release(version: str) -> str:
+    """The release a vLLM-Ascend release is made for: its number without pre-release parts (0.19.1rc1 -> 0.19.1)."""
+    return re.sub(r"(?:(?:rc|\.post|\.dev)\d+)+$", "", version)
+
+
 # an import of the engine's own module that failed: `No module named 'vllm.transformers_utils.tokenizer'`,
 # `cannot import name 'X' from 'sglang.srt.utils'` (a plug-in or trainer patching the engine it runs with)
 _ENGINE_IMPORT = re.compile(r"(?:No module named|from) '(?P<e>vllm|sglang)\.")
@@ -395,7 +402,7 @@ class EnvCollector:
         self._engine_votes = {"vllm": 0, "sglang": 0}
         self._sglang_code = False  # a line of SGLang's own code (`sglang/srt/...`) was read
         self._vllm_library = 0  # lines of vLLM's layer code that SGLang imports too (engine_votes)
-        self._loose_flags: set[str] = set()  # `--flag` words anywhere (prose, inline code), for engine_votes
+        self._loose_flags: set[str] = set()  # `--flag` words anywhere (prose, inline code): `loose_flags`
         self.serve_command: str | None = None
         self._gpu_listing = False
         self._shell_vars: dict[str, str] = {}  # `export MODEL=...` before a `vllm serve $MODEL`
@@ -584,7 +591,7 @@ class EnvCollector:
                         # same number (v0.19.1rc1 runs on vLLM 0.19.1)
                         self.put("vllm_ascend", tag, "log: docker image tag", P_HINT)
                         self.put("platform", "npu", "log: vLLM-Ascend image", P_HINT)
-                        tag = re.sub(r"(?:(?:rc|\.post|\.dev)\d+)+$", "", tag)
+                        tag = _base_release(tag)
                     self.put(f"{engine}_version_image", tag, "log: docker image tag", P_HINT)
         cfg = _ENGINE_CONFIG.search(text)
         if cfg:
@@ -735,8 +742,8 @@ class EnvCollector:
             # the plugin's release named with it (`vLLM-ascend0.11.0rc2-310p`, `vllm-ascend v0.13.0rc1`): made for the
             # vLLM release of the same number
             self.put("vllm_ascend", clean_version(asc.group("v")), "log: version mention", P_HINT)
-            self.put("vllm", re.sub(r"(?:(?:rc|\.post|\.dev)\d+)+$", "", clean_version(asc.group("v")) or ""),
-                     "log: the vLLM-Ascend release named", P_HINT - 5)
+            self.put("vllm", _base_release(clean_version(asc.group("v")) or ""), "log: the vLLM-Ascend release named",
+                     P_HINT - 5)
             self.put("platform", "npu", "log: vLLM-Ascend", P_HINT)
             self.vote_engine("vllm")
         imp = _ENGINE_IMPORT.search(text) if "'" in text else None
