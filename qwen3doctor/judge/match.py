@@ -570,7 +570,7 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
                                 f"({env.facts['family'].source}; rule: {names})", wants=names))
         else:
             out.append(_condition(
-                "when.family", fam, lambda f: any(vocab.family_covers(r, f) for r in rule.families),
+                "when.family", fam, lambda _: holds,
                 f"model family {fam} ({hit_source})", f"the model is {what} ({env.get('model') or '?'}); rule: {names}",
                 f"the model family is not in the log (rule: {names})", names))
     version = env.get("engine_version")

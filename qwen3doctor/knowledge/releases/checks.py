@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import LABEL, Table, command_engine, flag_fact, missing_at, releases, table, window
+from ...model import IMPORT_STEP
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def frame_problems(rule) -> tuple[list[Problem], list[Problem]]:
         if clause.kind != "frames":
             continue
         for i, source in enumerate(clause.sources):
-            if source in seen or source == "<import>":  # (a step, not a function: model.IMPORT_STEP)
+            if source in seen or source == IMPORT_STEP:  # (a step, not a function)
                 continue
             seen.add(source)
             anywhere, inside = [], []
