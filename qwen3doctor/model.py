@@ -157,6 +157,11 @@ class Report:
 # the step a rule's `supports.frames` names for a crash at import time (no function of its own: the traceback's
 # last frame is a module's top level running an import, read.crash._importing)
 IMPORT_STEP = "<import>"
+# the step named for a crash the log places in CUDA graph capture (a phase line such as "Capturing CUDA graphs"
+# before it) when the crash has no traceback of its own to say where it was raised: a wrapper-quoted OOM
+CAPTURE_STEP = "<capture>"
+# the steps a `frames` clause may name instead of a function (they hit on what the log says, not on a frame's name)
+STEP_NAMES = frozenset((IMPORT_STEP, CAPTURE_STEP))
 
 
 @dataclass(frozen=True)

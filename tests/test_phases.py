@@ -164,3 +164,26 @@ def test_repacking_after_the_checkpoint_is_read_is_still_loading_and_a_reload_is
         "    return loader.load_weights(weights)",
         "AttributeError: 'Parameter' object has no attribute 'weight_loader'"))
     assert diagnose_text(reload, catalog).crash.during.startswith("updating the weights of a running server")
+
+
+def test_the_capture_step_places_a_crash_without_frames_after_the_capture_line(catalog):
+    """`<capture>` in a `frames` clause hits on a crash with no frames of its own (a worker's OOM quoted by the engine
+    that waited for it) whose last phase line is the capture's; the same crash while the shards load misses."""
+    from conftest import EXAMPLES
+    from qwen3doctor.model import CAPTURE_STEP
+
+    path = EXAMPLES / "vllm" / "oom-during-cudagraph-capture--qwen3-vl-235b-tp8-worker-oom-quoted.log"
+    text = path.read_text()
+    report = diagnose_text(text, catalog)
+    assert report.crash.during == "capturing CUDA graphs" and not report.crash.frames
+    top = report.findings[0]
+    assert top.rule_id == "oom-during-cudagraph-capture"
+    assert any(ev.subject == CAPTURE_STEP and ev.state == "hit" for ev in top.evidence)
+    # the capture bar replaced by a loading bar: the same quoted OOM is no capture OOM
+    loading = text.replace("Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  16%|█▌        | 11/67 [00:04<00:21,  2.61it/s]",
+                           "Loading safetensors checkpoint shards:  41% Completed | 40/97 [01:07<01:35,  1.68s/it]")
+    assert loading != text
+    assert "oom-during-cudagraph-capture" not in [f.rule_id for f in diagnose_text(loading, catalog).findings]
+    # a capture crash whose own traceback is in the log is placed by its frames, not by the step's name
+    from qwen3doctor.read.phases import CAPTURING, steps_of_frames
+    assert steps_of_frames([CAPTURE_STEP]) == {CAPTURING}

@@ -14,9 +14,9 @@ from .. import vocab
 from ..knowledge.patterns import compile_pattern, gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT
 from ..knowledge.generic import PYTHON_WORDING
-from ..model import IMPORT_STEP, Clause, Crash, Evidence, Rule, RuleMatch, Scan
+from ..model import CAPTURE_STEP, IMPORT_STEP, STEP_NAMES, Clause, Crash, Evidence, Rule, RuleMatch, Scan
 from ..read.crash import ELLIPSIS
-from ..read.phases import IMPORTING
+from ..read.phases import CAPTURING, IMPORTING
 from ..versions import at_or_past, in_range, parse_version
 
 HIT, MISS, UNKNOWN = "hit", "miss", "unknown"
@@ -194,8 +194,8 @@ class Haystack:
     def _may_hit(self, clause: Clause) -> bool:
         if clause.anchors is None:
             return True
-        if clause.kind == "frames" and IMPORT_STEP in clause.sources:
-            return True  # (`<import>` hits on a traceback stopped while modules load, whatever its frames' names)
+        if clause.kind == "frames" and not STEP_NAMES.isdisjoint(clause.sources):
+            return True  # (a step such as `<import>` hits on where the log places the crash, whatever its frames' names)
         if self.excerpts and clause.kind == "message" and fragment_source(clause, self.excerpts) is not None:
             return True
         if self.cut_ends and clause.kind == "message" and any(
@@ -249,6 +249,10 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         # the deepest frame the clause names, a specific one before any generic one deeper down (`create_model_config`
         # above `get_config`: nlzy/vllm-gfx906#2)
         generic_hit = None
+        if CAPTURE_STEP in clause.sources:
+            why = _captured(crashes)
+            if why is not None:
+                return Evidence(label, HIT, why, CAPTURE_STEP)
         for crash in scan.crashes if search or IMPORT_STEP in clause.sources else ():
             if crash.during == IMPORTING and IMPORT_STEP in clause.sources:
                 # a rule whose crash happens while the engine's modules load, and a traceback stopped there
@@ -269,6 +273,9 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if complete:
             deepest = complete[0].functions[-1]
             return Evidence(label, MISS, f"the traceback ends in `{deepest}`, not in {_names(clause.sources)}")
+        if set(clause.sources) <= STEP_NAMES - {IMPORT_STEP}:
+            # (where the log places the crash is a fact of the log, as a `log` clause's line is: no phase, no hit)
+            return Evidence(label, MISS, f"nothing in the log places the crash in {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, f"no complete traceback to look for {_names(clause.sources)}")
     if kind == "exception":
         typed = [c for c in crashes if c.exception_type]
@@ -340,6 +347,16 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             m = _search(compile_pattern("log", source), hay.lines[at], rule_id, source) if "(?P<" in source else None
             return _hit(label, f"log line “{_short(line)}”", clause, source, line=line, m=m)
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
+
+
+def _captured(crashes: list[Crash]) -> str | None:
+    """Why the log places its crash in CUDA graph capture, or None: the crash has no frames of its own to say where
+    it was raised (a worker's error quoted by the process that waited for it), and the last phase line before it is
+    the capture's (not the warm-up after it: the sampler's dummy run there is a cause of its own)."""
+    for crash in crashes:
+        if crash.role != "consequence" and not crash.frames and crash.during == CAPTURING:
+            return f"the crash{_where(crash)} came while {crash.during} (the log's last start-up line before it)"
+    return None
 
 
 def _cut_heads(scan: Scan):

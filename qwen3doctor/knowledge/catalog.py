@@ -21,7 +21,7 @@ from .discover import ENGINE_DIRS, rule_files
 from .generic import GENERIC_EXCEPTIONS, GENERIC_FRAMES, GENERIC_MESSAGES, ORDINARY_LINES
 from .patterns import compile_pattern, gate_of, literal_anchors
 from .rulecache import cached_compile
-from ..model import IMPORT_STEP, Clause, Fix, Rule
+from ..model import STEP_NAMES, Clause, Fix, Rule
 from ..read.phases import steps_of_frames
 from ..versions import compile_range
 
@@ -357,10 +357,10 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
 
 
 def _match_anchors(match) -> frozenset[tuple[str, bool]] | None:
-    """Every anchor of the `match` clauses; None when a clause may hit on any log (it has no anchor, or it is the
-    import step, which hits on any traceback stopped while modules load)."""
+    """Every anchor of the `match` clauses; None when a clause may hit on any log (it has no anchor, or it names a
+    step, such as the import step, which hits on any traceback stopped while modules load)."""
     clauses = [cl for alternative in match for cl in alternative]
-    if any(cl.anchors is None or cl.kind == "frames" and IMPORT_STEP in cl.sources for cl in clauses):
+    if any(cl.anchors is None or cl.kind == "frames" and not STEP_NAMES.isdisjoint(cl.sources) for cl in clauses):
         return None
     return frozenset(a for cl in clauses for a in cl.anchors)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..model import CAPTURE_STEP
+
 IMPORTING = "importing the engine's modules (before it read its arguments)"
 LOADING = "loading the model"
 SIZING = "sizing the KV cache (profiling memory after the weights loaded)"
@@ -143,7 +145,8 @@ def step_of(phase: str | None) -> str | None:
 def steps_of_frames(functions) -> frozenset[str]:
     """Every step whose engine functions are among `functions` (a rule's frames may name several)."""
     names = set(functions)
-    return frozenset(label for label, steps in _FRAME_PHASES if names & steps and label in STEPS)
+    named = {CAPTURING} if CAPTURE_STEP in names else set()  # (a rule naming the capture step by its name)
+    return frozenset(label for label, steps in _FRAME_PHASES if names & steps and label in STEPS) | named
 
 
 def step_frames(phase: str) -> frozenset[str]:

@@ -323,11 +323,11 @@ def comment_cuts(node, text: str, where: str = "") -> list[tuple[int, str]]:
 
 
 def _engine_steps() -> frozenset[str]:
-    from ..judge.match import IMPORT_STEP
+    from ..model import STEP_NAMES
     from ..read.phases import _FRAME_PHASES
 
-    # (the import step too: every traceback cut while the engine's modules load passes it)
-    return frozenset(f for _, steps in _FRAME_PHASES for f in steps) | {IMPORT_STEP}
+    # (the named steps too: every traceback cut while the engine's modules load passes the import step)
+    return frozenset(f for _, steps in _FRAME_PHASES for f in steps) | STEP_NAMES
 
 
 ENGINE_STEPS = _engine_steps()

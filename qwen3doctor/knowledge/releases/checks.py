@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import LABEL, Table, command_engine, flag_fact, missing_at, releases, table, window
-from ...model import IMPORT_STEP
+from ...model import STEP_NAMES
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def frame_problems(rule) -> tuple[list[Problem], list[Problem]]:
         if clause.kind != "frames":
             continue
         for i, source in enumerate(clause.sources):
-            if source in seen or source == IMPORT_STEP:  # (a step, not a function)
+            if source in seen or source in STEP_NAMES:  # (a step, not a function)
                 continue
             seen.add(source)
             anywhere, inside = [], []
