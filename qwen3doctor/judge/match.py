@@ -142,6 +142,7 @@ class Haystack:
                          else ())
         # (by the clause's id: the catalog holds every clause for longer than a log's haystack lives)
         self._may: dict[int, bool] = {}
+        self._out_by_kinds: dict[tuple[frozenset[str], ...], bool] = {}
         self._index = index
         self._touched = index.touched(self.present, bool(self.excerpts or self.cut_ends)) if index is not None else None
 
@@ -153,14 +154,13 @@ class Haystack:
             return False
         absent, known, may_hit = self.absent, self._may, self._may_hit
         if self._touched is not None and rule.id not in self._touched:
-            # no `match` clause may hit: an alternative misses when it holds a clause of a kind that then misses
-            for kinds in self._index.kinds[rule.id]:
-                for kind in kinds:
-                    if absent[kind] == MISS:
-                        break
-                else:
-                    return False
-            return True
+            # no `match` clause may hit: an alternative misses when it holds a clause of a kind that then misses (the
+            # same for every rule whose alternatives hold the same kinds: decided once per log)
+            kinds = self._index.kinds[rule.id]
+            out = self._out_by_kinds.get(kinds)
+            if out is None:
+                out = self._out_by_kinds[kinds] = all(any(absent[kind] == MISS for kind in ks) for ks in kinds)
+            return out
         for alt in rule.match:
             for cl in alt:
                 if absent[cl.kind] == MISS:

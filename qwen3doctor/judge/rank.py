@@ -5,6 +5,7 @@ Rules say what to look for; nothing in a rule sets a weight.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import replace
@@ -245,6 +246,7 @@ COMMON_WORDS = frozenset((
 _ENGINE_PATH = ("/vllm/", "/sglang/", "/vllm_ascend/", "/vllm_omni/", "/sglang_omni/")
 
 
+@functools.lru_cache(maxsize=4096)
 def _engine_file(path: str) -> bool:
     """A file of the engine's own package: judged on the path inside the install (a virtualenv named `vllm` holds
     torch's files too, `/home/u/vllm/lib/python3.12/site-packages/torch/nn/modules/module.py`)."""
@@ -252,10 +254,10 @@ def _engine_file(path: str) -> bool:
     return any(p in "/" + inside for p in _ENGINE_PATH)
 
 
-def _words(text: str) -> set[str]:
-    import re
-
-    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 4 and w not in COMMON_WORDS}
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """The words of a rule id or a module name that can name a cause (asked per rule of every cut traceback)."""
+    return frozenset(w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 4 and w not in COMMON_WORDS)
 
 
 _PLATFORM_PATH = {"npu": "ascend", "rocm": "rocm", "xpu": "xpu", "tpu": "tpu", "maca": "metax", "musa": "musa"}
