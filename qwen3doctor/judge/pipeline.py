@@ -397,14 +397,15 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
 
 
 def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
-    """A crash with engine frames, a log that names no engine version, and nothing better than candidates: the
-    scan with the releases its frames exist in (`engine_releases`), or None. Only then is the function table
-    of the release index read; a confident finding never pays for it."""
+    """A crash with engine frames, a log that names no engine version, and nothing better than candidates or findings
+    whose release window the log cannot check: the scan with the releases its frames exist in (`engine_releases`), or
+    None. Only then is the function table of the release index read; a confident finding that holds whatever the
+    release never pays for it."""
     env = scan.environment
     engine = env.get("engine")
     if engine not in ("vllm", "sglang") or env.get("engine_version") is not None or not scan.crashes:
         return None
-    if any(f.basis == "evidence" and f.confidence != "low" for f in findings):
+    if any(f.basis == "evidence" and f.confidence != "low" and not _window_unchecked(f) for f in findings):
         return None
     frames = [f for c in scan.crashes for f in c.frames]
     if not any(f"/{engine}/" in f.file for f in frames):
@@ -417,6 +418,12 @@ def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
     facts = dict(env.facts)
     facts["engine_releases"] = Fact(window.text, "log: release index, the traceback's " + ", ".join(window.because[:3]))
     return replace(scan, environment=replace(env, facts=facts))
+
+
+def _window_unchecked(finding) -> bool:
+    """The finding's rule holds only in a release window and the log names no release (a KeyError that one release's
+    refactor causes, on a log that may be older than it)."""
+    return any(ev.clause == "when.engine_version" and ev.state == "unknown" for ev in finding.evidence)
 
 
 RISK_STEP = ("The paste shows a launch but no crash line: if the server did stop, paste the last lines it printed "
