@@ -76,6 +76,9 @@ _ARCH_FAMILY = (
     (r"Qwen3MoeFor|Qwen3MoeModel", "qwen3-moe"),
     (r"Qwen3For|Qwen3Model", "qwen3"),
     (r"Qwen2|DeepseekV|Llama|Mistral|Mixtral|Glm|GLM|ChatGLM|MiniMax|Kimi|GptOss|Gemma|Phi\d|InternLM|Baichuan", OTHER),
+    # any other model class is another family's (`Olmo2ForCausalLM`, `DbrxForCausalLM`); not a Qwen class this table
+    # does not know yet, nor the Transformers backend's wrapper, which runs whatever model it is given
+    (r"^(?!Qwen|Transformers)[A-Z][A-Za-z0-9_]*For(?:CausalLM|ConditionalGeneration)", OTHER),
 )
 _ARCH_RES = tuple((re.compile(p), f) for p, f in _ARCH_FAMILY)
 # the suffixes of a model's other classes (its config, processor, layers), which name the family as its

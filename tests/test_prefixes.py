@@ -80,3 +80,22 @@ def test_an_nccl_debug_line_keeps_its_level_and_a_failing_warn_is_an_error_recor
 def test_progress_dots_before_an_error_tag_leave_an_error_record():
     from qwen3doctor.read.prefixes import peel_record
     assert peel_record("..[ERROR] the socversion Ascend910B1 of bin package does not match")[2] == "ERROR"
+
+
+def test_a_logfmt_record_around_each_line_is_peeled_to_its_msg(catalog):
+    """A Go launcher (Docker Model Runner) wraps each line of the engine it runs in a logfmt record: the traceback is
+    in the `msg` fields, quotes escaped; a logfmt line without a quoted msg stays as it is."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    lines = ['Traceback (most recent call last):',
+             '  File "/opt/vllm-env/lib/python3.12/site-packages/vllm/entrypoints/openai/api_server.py", line 1880, in run_server',
+             '    await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)',
+             "ValueError: Model architectures ['BertModel'] are not supported for the generate runner."]
+    log = "".join('time="2026-01-29T14:55:54Z" level=info msg="{}" component=vllm\n'.format(
+        line.replace("\\", "\\\\").replace('"', '\\"')) for line in lines)
+    assert peel('time="2026-01-29T14:55:54Z" level=info msg="  File \\"/x.py\\", line 1, in f" component=vllm')[1] == \
+        '  File "/x.py", line 1, in f'
+    assert peel("time=now level=info msg=plain")[1] == "time=now level=info msg=plain"
+    report = diagnose_text(log, catalog)
+    assert report.crash is not None and report.crash.exception_type == "ValueError"
+    assert report.crash.functions[-1] == "run_server"

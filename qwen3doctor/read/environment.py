@@ -171,7 +171,8 @@ _YAML_FLOW = re.compile(r"^\s*-?\s*[\"']?(?:command|args|entrypoint|cmd)[\"']?\s
 _QWEN_CLASS = re.compile(r"\bQwen3\w+")
 # a family named without a checkpoint (`Qwen3.6 hybrid`, `Qwen3-Next with MTP`): the family, as a last resort
 _FAMILY_WORD = re.compile(r"(?<![\w/.-])Qwen3(?:\.\d|-Next|-VL|-Omni|-Coder-Next|-Coder|-ASR|-TTS)(?![\w.]|-\d)")
-_ARCH = re.compile(r"\b(?P<a>(?:Qwen\w*|DeepseekV\w*|Llama\w*|Mistral\w*|Glm\w*|MiniMax\w*|Kimi\w*|GptOss\w*)For(?:CausalLM|ConditionalGeneration)\w*)")
+# (any family's class: `Olmo2ForCausalLM`, `Cohere2MoeForCausalLM`, `DbrxForCausalLM` are what the model is too)
+_ARCH = re.compile(r"\b(?P<a>[A-Z][A-Za-z0-9_]*For(?:CausalLM|ConditionalGeneration)\w*)")
 _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen3[\w.-]*?[-_]\d+(?:\.\d+)?B(?:[\w.-]*\w)?|Qwen/Qwen3[\w.-]+)", re.I)
 # what comes before the GPU's name on a row of a listing: nothing (`--query-gpu` CSV), an index (`0: `, `0, `, `GPU 0: `,
 # `GPU[0]`), nvidia-smi's table border and index (`|   0  `); not a sentence naming the GPU

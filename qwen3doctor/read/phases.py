@@ -35,7 +35,7 @@ PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(patte
      r"Model loading took|Load weight end\b|Memory profiling takes|determine_available_memory"),
     ("compiling the model (torch.compile)", r"Compiling a graph for (?:dynamic|compile range)|Dynamo bytecode transform time"),
     (KV_SETUP,
-     r"KV Cache is allocated|Memory pool end\b|GPU KV cache size:"),
+     r"KV Cache is allocated|Memory pool end\b|GPU KV cache size:|Available KV cache memory:"),
     (CAPTURING,
      r"Capturing CUDA graph|Capturing cudagraphs|Capture cuda graph begin|Capture piecewise CUDA graph begin|"
      r"Capturing batches \(|Capture npu graph begin"),
@@ -47,7 +47,7 @@ PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(patte
 _ORDER = {label: i for i, (label, _) in enumerate(PHASES)}
 _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model )?weights|Model loading took|Memory profiling|"
                     r"determine_available|Compiling a graph|Dynamo bytecode|[Cc]apturing|Capture |Graph capturing|KV Cache is|"
-                    r"Memory pool end|KV cache size|"
+                    r"Memory pool end|KV cache size|Available KV cache|"
                     r"startup complete|ready to roll|Uvicorn running|HTTP/1\.1\"|(?:Prefill|Decode) batch|prompt throughput")
 
 

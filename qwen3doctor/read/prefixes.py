@@ -120,6 +120,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             # level, never continues its message (a stream line a shipper wrapped, `{"log": ...}`, has no level).
             # (Its level is not taken for an engine's: a wrapper's "error" record may hold any line of the log.)
             own = f"json#{zlib.crc32(line.encode('utf-8', 'replace')):08x}"
+    if rest.startswith(_LOGFMT_STARTS) and ' msg="' in rest:
+        rest = _logfmt_msg(rest)
     if rest.startswith("**") and rest.endswith("**") and len(rest) > 4 and "*" not in (rest[2], rest[-3]):
         rest = rest[2:-2]  # a line a reporter set in bold (Markdown); not abseil's `*** SIGABRT received ... ***`
     if rest.endswith("cluster]") and "[repeated" in rest:
@@ -210,6 +212,29 @@ def _json_log(line: str) -> str:
                 value = ANSI.sub("", value)
             return value.rstrip("\r\n")
     return line
+
+
+# a Go service's logfmt record around each line of the process it runs (Docker Model Runner, ollama-style launchers):
+# `time="2026-01-29T14:55:54Z" level=info msg="  File \"/opt/...\", line 10, in <module>" component=vllm`
+_LOGFMT_STARTS = ("time=", "ts=", "level=")
+_LOGFMT_FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S*)')
+_LOGFMT_ESCAPE = re.compile(r"\\(.)")
+# the fields that say when and where a record was written, not what happened
+_LOGFMT_META = frozenset(("time", "ts", "level", "msg", "component", "caller", "source", "logger", "module", "func"))
+
+
+def _logfmt_msg(line: str) -> str:
+    """The line a logfmt record's `msg` field holds (quotes and backslashes unescaped), with the other quoted fields
+    that may say what failed after it (`body="{\"error\": ...}"`, `error="..."`); else the line as it is."""
+    fields = {}
+    for m in _LOGFMT_FIELD.finditer(line):
+        fields.setdefault(m.group(1), m.group(2))
+    msg = fields.get("msg", "")
+    if not msg.startswith('"'):
+        return line
+    parts = [msg] + [v for k, v in fields.items() if k not in _LOGFMT_META and v.startswith('"') and len(v) > 2]
+    unquote = lambda v: _LOGFMT_ESCAPE.sub(lambda e: {"t": "\t", "n": " "}.get(e.group(1), e.group(1)), v[1:-1])
+    return " ".join(unquote(v) for v in parts).rstrip()
 
 
 _JSON_ERROR_KEYS = ("error", "err", "exception", "exc_info", "stack", "stacktrace", "stack_trace", "traceback")
