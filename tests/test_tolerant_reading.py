@@ -720,3 +720,19 @@ def test_canns_inner_error_header_gives_way_to_the_record_that_says_what_failed(
     # an op's failure that quotes the header is that failure, not a header
     op = diagnose_text("RuntimeError: call aclnnCausalConv1d failed, detail:EZ9999: Inner Error!\n", catalog).crashes[0]
     assert op.role == "primary" and "aclnnCausalConv1d" in op.message
+
+
+def test_a_short_paste_that_labels_an_error_in_its_own_words_is_a_crash(catalog):
+    """`Error in parse_streaming_increment: list index out of range`, `..., an error occurred: 'X' object has no
+    attribute 'y'`: in a short paste with no crash line, the text after the label is the crash's message (of the type
+    its Python wording names); a line that only says the word error in passing is not."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    head = "python3 -m sglang.launch_server --model-path /Kimi-K2-Instruct --tp 16 --tool-call-parser kimi_k2\nsglang-0.4.9.post2\n"
+    report = diagnose_text(head + "Error in parse_streaming_increment: list index out of range\n", catalog)
+    assert report.crash is not None and report.crash.exception_type == "IndexError"
+    assert report.crash.message == "list index out of range"
+    omni = diagnose_text("Running HunyuanImage-3.0 with version v0.27.0rc2, an error occurred: '_OpNamespace' '_moe_C' "
+                         "object has no attribute 'topk_softmax'\n", catalog)
+    assert omni.crash is not None and "topk_softmax" in omni.crash.message
+    assert diagnose_text(head + "the error rate stayed at zero during the run\n", catalog).crash is None

@@ -1133,7 +1133,20 @@ def _prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
             message = named.group("msg") or ""
             return Crash(classify(named.group("type"), message), named.group("type"), message[:300], None, n,
                          role="fragment", excerpt=True, message_cut=not message, last_line=n)
-        kind = next((kind for pattern, kind in _PYTHON_WORDS if pattern.search(text)), None)
-        if kind is not None:
-            return Crash(classify(kind, text), kind, text[:300], None, n, role="fragment", excerpt=True, last_line=n)
+        labelled = _ERROR_LABEL.match(text)
+        said = labelled.group("msg") if labelled else text
+        kind = next((kind for pattern, kind in _PYTHON_WORDS if pattern.search(said)), None)
+        if kind is None and labelled:
+            kind = next((kind for words, kind, _ in vocab.PYTHON_ERRORS if said.startswith(words)), None)
+        if kind is not None or labelled:
+            # (an error a program reported in its own words, `Error in parse_streaming_increment: list index out of
+            # range`, `..., an error occurred: '_moe_C' object has no attribute 'topk_softmax'`: what follows the label
+            # is the message, of the type its Python wording always comes with)
+            return Crash(classify(kind, said), kind, said[:300], None, n, role="fragment", excerpt=True, last_line=n)
     return None
+
+
+# a line that reports an error in a program's own words, the message after the label: `Error in X: ...`,
+# `Error during transcription: ...`, `Running Y, an error occurred: ...` (a short paste's only account of the crash)
+_ERROR_LABEL = re.compile(r"(?i)^(?:[\w.-]+(?: [\w.-]+){0,8}, )?(?:an? )?(?:error|exception)(?: (?:occurred|raised|was raised))?"
+                          r"(?: (?:in|during|while|when|from) [\w .()/<>-]{1,80}?)?:\s+(?P<msg>\S.{5,})$")
