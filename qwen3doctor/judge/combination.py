@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import vocab
 from ..model import Evidence, Rule
 from ..versions import bounded_above
 
@@ -70,7 +71,7 @@ def known_bad(rule: Rule, states: list[Evidence] | tuple[Evidence, ...]) -> Comb
       unknown) and never count towards the combination. A family-agnostic rule (an FP8 checkpoint on a pre-Ada
       GPU) is judged on its facts like any other.
     - The count: a rule that states a model family needs one discriminating fact beyond it; a rule that
-      states none needs two (see `discriminating`).
+      states none (or only `other`, every model that is not Qwen3) needs two (see `discriminating`).
     - `known`: every stated condition holds (none unknown) and the count is met.
     - `possible`: some stated condition is unknown, at least one discriminating fact holds, and the facts that
       hold plus the unknown ones could meet the count. A family that holds while every discriminating fact is
@@ -89,7 +90,8 @@ def known_bad(rule: Rule, states: list[Evidence] | tuple[Evidence, ...]) -> Comb
         return None
     by = {s.clause: s for s in states}
     family = by.get("when.family")
-    need = 1 if family is not None else 2
+    # (a rule of `other` models names no family in this sense: every model that is not Qwen3 is one)
+    need = 1 if family is not None and tuple(rule.families) != (vocab.OTHER,) else 2
     facts = tuple(s for s in states if s.state == HIT and discriminating(rule, s.clause))
     open_facts = [s for s in states if s.state == UNKNOWN and discriminating(rule, s.clause)]
     holds = tuple(s for s in states if s.state == HIT)
