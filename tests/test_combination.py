@@ -188,3 +188,27 @@ def test_an_env_pattern_that_only_excludes_is_a_workaround_not_set_not_a_fact():
 
     assert not discriminating(R(), "when.env.serve_command")
     assert discriminating(R(), "when.env.torch")
+
+
+def test_a_rule_of_other_models_is_never_met_by_a_qwen3_launch_and_needs_two_facts(catalog):
+    """`families: [other]` is a gate a known Qwen3 model misses; for the combination it states no family (every model
+    that is not Qwen3 is one), so a release window alone does not make a known-bad launch of any non-Qwen model."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    rule = catalog.rules["gemma-audio-variable-length-batch-list-squeeze"]
+    assert tuple(rule.families) == ("other",)
+
+    def risks(model: str, version: str) -> list[str]:
+        log = (f"(APIServer pid=1) INFO 05-05 11:42:07 [api_server.py:1885] vLLM API server version {version}\n"
+               f"(APIServer pid=1) INFO 05-05 11:42:07 [utils.py:233] non-default args: {{'model': '{model}'}}\n")
+        report = diagnose_text(log, catalog)
+        assert report.crash is None
+        return [r.rule_id for r in report.risks]
+
+    assert rule.id in risks("google/gemma-3n-E4B-it", "0.20.0")  # the model and the window: the known problem
+    assert rule.id not in risks("google/gemma-3n-E4B-it", "0.28.0")  # fixed there
+    assert rule.id not in risks("Qwen/Qwen3.5-35B-A3B", "0.20.0")  # a Qwen3 model never meets it
+    # another non-Qwen model in the window: the family holds but is no fact of its own
+    tool = catalog.rules["mistral-tool-parser-v11-streaming-not-json"]
+    assert tuple(tool.families) == ("other",)
+    assert tool.id not in risks("/data/models/glm-4-9b-chat", "0.5.4")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import vocab
 from ..knowledge.lookup import url_of
 from ..model import Rule
 
@@ -31,7 +32,8 @@ def card_text(rule: Rule) -> str:
     out = [f"{c['title']}", f"  id: {c['id']}" + (f" (also: {', '.join(c['aliases'])})" if c["aliases"] else ""), ""]
     out.append(f"Status:     {c['status']}")
     out.append(f"Engines:    {', '.join(c['engines'])}" + (f"  versions {c['engine_versions']}" if c["engine_versions"] else ""))
-    out.append(f"Families:   {', '.join(c['families']) or 'any model'}")
+    families = ["models other than Qwen3" if f == vocab.OTHER else f for f in c["families"]]
+    out.append(f"Families:   {', '.join(families) or 'any model'}")
     other = {k: v for k, v in c["conditions"].items() if k != "engine_version"}
     if other:
         out.append("Conditions: " + "; ".join(f"{k}: {v}" for k, v in other.items()))
