@@ -694,3 +694,22 @@ def test_qwen3_8_flash_nexts_architecture_names_its_family():
 
 def test_sglangs_release_glued_to_its_name_in_prose():
     assert env_of("Sglang0.5.3 doesn't work on RTX 5090 with Qwen3-32B-FP8\n").get("engine_version") == "0.5.3"
+
+
+def test_a_docker_run_with_the_model_as_the_images_first_argument():
+    # the vllm-openai image's entrypoint is `vllm serve`: the positional after the image is the model
+    env = env_of("docker run --gpus all --ipc=host vllm/vllm-openai:v0.28.0 /models/DeepSeek-V4-Pro "
+                 "--tensor-parallel-size 8 --data-parallel-size 3 --kv-cache-dtype fp8\n")
+    assert env.get("model") == "/models/DeepSeek-V4-Pro" and env.get("tp") == 8 and env.get("dp") == 3
+    assert env.get("family") == "other" and env.get("engine_version") == "0.28.0"
+    # a shell command after the image is no model
+    assert env_of("docker run --gpus all vllm/vllm-openai:latest bash -c 'sleep 1'\n").get("model") is None
+
+
+def test_another_familys_model_named_in_prose_makes_the_family_other_unless_a_qwen3_model_is_named():
+    assert env_of("vLLM 0.26.0, 8x H20-3e, DeepSeek-V4-Flash\n").get("family") == "other"
+    assert env_of("Serving gpt-oss-120b on 2x B200\n").get("family") == "other"
+    # a Qwen3 model named anywhere wins over a draft or a teacher of another family
+    both = env_of("draft: meta-llama/Llama-3.2-1B-Instruct\ntarget: Qwen/Qwen3-32B\n")
+    assert both.get("family") == "qwen3"
+    assert env_of("the Qwen3 team's RL recipe, nothing else\n").get("other_model_mention") is None

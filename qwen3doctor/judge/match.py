@@ -647,6 +647,11 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         out.append(_flags_condition("when.not_flags", w["not_flags"], env, wanted=False))
     for key, pat in w.get("env", {}).items():
         value = env.get(key)
+        if value is None and key == "model":
+            # (another family's model the log only names, `nemotron-3-ultra` in prose, tells a rule of one such model
+            # whether it is that one; a Qwen3 name in prose is often short for the checkpoint, `Qwen3.6-27B` for its
+            # FP8 export, so it says nothing of a suffix a rule asks for)
+            value = env.get("other_model_mention")
         out.append(_condition(
             f"when.env.{key}", value,
             lambda v, pat=pat, key=key: _search(compile_pattern("plain", pat), str(v), rule.id, f"when.env.{key}"),

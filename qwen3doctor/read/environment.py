@@ -156,7 +156,9 @@ _SERVE = re.compile(
     r"sglang\.launch_server|sglang(?:\.cli)?\s+serve|sgl-omni\s+serve|sglang_router\.launch_server|"
     r"sglang\.bench_(?:latency|one_batch|one_batch_server|offline_throughput))\b.*)"
 )
-_DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>--.*)")
+# (the image's entrypoint is `vllm serve`: what follows the image is its arguments, the model first when it is given
+# as a positional, `vllm/vllm-openai:v0.28.0 /models/X --tensor-parallel-size 8`)
+_DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>(?:[^\s-]\S*\s+)?--.*)")
 # a launcher that logs the arguments it hands the vllm CLI (GPUStack: `Run vLLM with arguments: serve /data/... --flag`)
 _LAUNCHER_ARGS = re.compile(r"Run vLLM with arguments: serve (?P<args>.+)")
 _YAML_SETTING = re.compile(rf"^\s*-?\s*(?P<key>{_SIZE_KEYS}|tp_size|quantization|kv_cache_dtype):\s*(?P<value>[\w.-]+)\s*$")
@@ -178,6 +180,12 @@ _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen
 # `GPU[0]`), nvidia-smi's table border and index (`|   0  `); not a sentence naming the GPU
 _GPU_ROW = re.compile(r"\s*(?:\|\s*)?(?:(?:GPU\s*)?\[?\d+\]?\s*[:,|]?\s*)?")
 # a model named in prose with its size apart (`Qwen3 235B`, `Qwen3.5 397B A17B`)
+# a model of another family named anywhere (`deepseek-ai/DeepSeek-V4-Flash`, "gpt-oss-120b", "Kimi-K2.5"): the
+# family when nothing else names one (a Qwen3 model named anywhere wins: a draft or a teacher may be another family's)
+_OTHER_MODEL = re.compile(r"(?i)(?<![\w./-])(?:deepseek-ai/|meta-llama/|mistralai/|google/|openai/|moonshotai/|zai-org/|THUDM/|"
+                          r"MiniMaxAI/|microsoft/|ibm-granite/|OpenGVLab/|baidu/)?(?P<m>(?:DeepSeek-(?:V\d|R\d|OCR)|"
+                          r"(?:Meta-)?Llama-?\d|gpt-oss-\d+b|Kimi-(?:K\d|VL|Linear)|GLM-\d|MiniMax-M\d|Mistral-|Mixtral-|"
+                          r"Ministral-|Devstral-|Magistral-|gemma-?\d|Phi-\d|Nemotron|granite-\d|InternVL\d|ERNIE-\d)[\w.-]*)")
 _MODEL_PROSE = re.compile(r"(?<![\w./-])Qwen3(?:\.\d)?(?:-[A-Za-z]+)? \d+(?:\.\d+)?B(?: A\d+B)?(?![\w.-])")
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
 _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模型)\**\s*[:：=]\s*\**[`'\"]?"
@@ -646,6 +654,10 @@ class EnvCollector:
         prose = _MODEL_PROSE.search(text) if mid is None and "Qwen" in text and "model_mention" not in self._facts else None
         if prose:  # a size in prose, `Qwen3 235B RL training hangs`: the model it names, spelled as a model id is
             self.put("model_mention", prose.group(0).replace(" ", "-"), "log: model name mentioned", P_GUESS)
+        if mid is None and "other_model_mention" not in self._facts:
+            other = _OTHER_MODEL.search(text)
+            if other and vocab.family_of_model(other.group("m")) == vocab.OTHER:
+                self.put("other_model_mention", other.group("m"), "log: another family's model named", P_GUESS)
         if mid:
             old = self._facts.get("model_mention")
             new, prev = mid.group("m"), str(old.value) if old is not None else ""
@@ -1104,6 +1116,8 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
             fam = vocab.family_of_model(str(out["family_mention"].value))
             if fam:
                 out["family"] = Fact(fam, out["family_mention"].source)
+        if not fam and "other_model_mention" in out:
+            out["family"] = Fact(vocab.OTHER, f"{out['other_model_mention'].source} ({out['other_model_mention'].value})")
     if "quantization" not in out:
         quant = None
         if "quantization_method" in out:
