@@ -273,7 +273,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if complete:
             deepest = complete[0].functions[-1]
             return Evidence(label, MISS, f"the traceback ends in `{deepest}`, not in {_names(clause.sources)}")
-        if set(clause.sources) <= STEP_NAMES - {IMPORT_STEP}:
+        if set(clause.sources) == {CAPTURE_STEP}:
             # (where the log places the crash is a fact of the log, as a `log` clause's line is: no phase, no hit)
             return Evidence(label, MISS, f"nothing in the log places the crash in {_names(clause.sources)}")
         return Evidence(label, UNKNOWN, f"no complete traceback to look for {_names(clause.sources)}")

@@ -313,10 +313,10 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
         c.err(line("references", 1), "references", "needs at least one issue")
     aliases = [a for a, _ in c.strings(doc.get("aliases"), "aliases", line("aliases", 1))]
     families = []
+    # (`other`: a cause of models that are not Qwen3 - Gemma's audio path, a Mistral-format processor - which a log of
+    # a known Qwen3 model never meets)
+    known = vocab.FAMILIES + (vocab.OTHER,)
     for i, (fam, ln) in enumerate(c.strings(doc.get("families"), "families", line("families", 1))):
-        # (`other`: a cause of models that are not Qwen3 - Gemma's audio path, a Mistral-format processor - which a
-        # log of a known Qwen3 model never meets)
-        known = vocab.FAMILIES + (vocab.OTHER,)
         if fam not in known:
             close = difflib.get_close_matches(fam, known, n=1)
             hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(known)})"

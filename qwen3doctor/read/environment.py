@@ -179,13 +179,13 @@ _MODEL_ID = re.compile(r"(?<![\w-])(?P<m>(?:(?<![/:])\.{0,2}/)?(?:[\w.-]+/)*Qwen
 # what comes before the GPU's name on a row of a listing: nothing (`--query-gpu` CSV), an index (`0: `, `0, `, `GPU 0: `,
 # `GPU[0]`), nvidia-smi's table border and index (`|   0  `); not a sentence naming the GPU
 _GPU_ROW = re.compile(r"\s*(?:\|\s*)?(?:(?:GPU\s*)?\[?\d+\]?\s*[:,|]?\s*)?")
-# a model named in prose with its size apart (`Qwen3 235B`, `Qwen3.5 397B A17B`)
 # a model of another family named anywhere (`deepseek-ai/DeepSeek-V4-Flash`, "gpt-oss-120b", "Kimi-K2.5"): the
 # family when nothing else names one (a Qwen3 model named anywhere wins: a draft or a teacher may be another family's)
 _OTHER_MODEL = re.compile(r"(?i)(?<![\w./-])(?:deepseek-ai/|meta-llama/|mistralai/|google/|openai/|moonshotai/|zai-org/|THUDM/|"
                           r"MiniMaxAI/|microsoft/|ibm-granite/|OpenGVLab/|baidu/)?(?P<m>(?:DeepSeek-(?:V\d|R\d|OCR)|"
                           r"(?:Meta-)?Llama-?\d|gpt-oss-\d+b|Kimi-(?:K\d|VL|Linear)|GLM-\d|MiniMax-M\d|Mistral-|Mixtral-|"
                           r"Ministral-|Devstral-|Magistral-|gemma-?\d|Phi-\d|Nemotron|granite-\d|InternVL\d|ERNIE-\d)[\w.-]*)")
+# a model named in prose with its size apart (`Qwen3 235B`, `Qwen3.5 397B A17B`)
 _MODEL_PROSE = re.compile(r"(?<![\w./-])Qwen3(?:\.\d)?(?:-[A-Za-z]+)? \d+(?:\.\d+)?B(?: A\d+B)?(?![\w.-])")
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
 _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模型)\**\s*[:：=]\s*\**[`'\"]?"
