@@ -713,3 +713,12 @@ def test_another_familys_model_named_in_prose_makes_the_family_other_unless_a_qw
     both = env_of("draft: meta-llama/Llama-3.2-1B-Instruct\ntarget: Qwen/Qwen3-32B\n")
     assert both.get("family") == "qwen3"
     assert env_of("the Qwen3 team's RL recipe, nothing else\n").get("other_model_mention") is None
+
+
+def test_a_traceback_with_paths_relative_to_the_checkout_is_vllms():
+    # (a paste trimmed to the repository's paths: `File "vllm/v1/..."`, no site-packages in front)
+    env = env_of('  File "vllm/v1/attention/backends/mamba2_attn.py", line 153, in build\n'
+                 '  File "vllm/entrypoints/openai/completion/serving.py", line 591, in _create_completion_logprobs\n')
+    assert env.get("engine") == "vllm"
+    # a quoted image name is no module of vLLM's
+    assert env_of('image: "vllm/vllm-openai:latest"\n').get("engine") != "sglang"

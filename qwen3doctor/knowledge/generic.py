@@ -88,6 +88,8 @@ GENERIC_FRAMES = SCAFFOLD_FRAMES + (
     # the entry of a start-up step (CUDA graph capture, the memory profile, KV cache sizing): every crash in that step
     "init_cuda_graphs", "capture_model", "_capture_cudagraphs", "init_device_graphs", "profile_run", "_dummy_run", "compile_or_warm_up_model",
     "determine_available_memory", "_initialize_kv_caches", "init_memory_pool",
+    # every attention backend's metadata (GDN, Mamba2, FlashInfer, MLA alike) is built through these each step
+    "_build_attn_group_metadata", "_build_attention_metadata",
     # every chat request renders its messages through these (vLLM's renderer, transformers' template call): a
     # traceback through them is a chat request's, whatever its template or its messages did wrong
     "create_chat_completion", "_preprocess_chat", "safe_apply_chat_template", "apply_hf_chat_template",

@@ -312,8 +312,9 @@ _BASE_OF = {
     "qwen3_next": ("qwen3_5", "qwen3_5_moe", "qwen3_5_mtp", "qwen3_next_mtp"), "qwen3": ("qwen3_vl",),
     "qwen3_moe": ("qwen3_vl_moe", "qwen3_omni_moe_thinker", "qwen3_omni_moe"), "qwen3_vl": ("qwen3_vl_moe",),
 }
-# vLLM's own modules in a frame or a logger name (`/vllm/worker/`, `\vllm\model_executor\`, `vllm.v1.engine.core_client`)
-_VLLM_MODULE = re.compile(r"(?:[/\\.]|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
+# vLLM's own modules in a frame or a logger name (`/vllm/worker/`, `\vllm\model_executor\`, `vllm.v1.engine.core_client`,
+# a frame's path relative to the checkout, `File "vllm/v1/worker/gpu_model_runner.py"`)
+_VLLM_MODULE = re.compile(r"(?:[/\\.\"']|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
 # the code of vLLM's that SGLang imports and runs as a library (its quantization methods, fused MoE, custom ops)
 _VLLM_LIBRARY = re.compile(r"vllm[/\\.](?:model_executor[/\\.]layers|_custom_ops)\b")
