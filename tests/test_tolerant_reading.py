@@ -736,3 +736,14 @@ def test_a_short_paste_that_labels_an_error_in_its_own_words_is_a_crash(catalog)
                          "object has no attribute 'topk_softmax'\n", catalog)
     assert omni.crash is not None and "topk_softmax" in omni.crash.message
     assert diagnose_text(head + "the error rate stayed at zero during the run\n", catalog).crash is None
+
+
+def test_a_bare_shell_prompt_after_the_exception_is_not_its_message(catalog):
+    """The prompt a terminal paste ends on (`(env) root@host:/workspace#`, nothing typed after it) is no line of the
+    exception's message: the message, and so the fingerprint a shared, host-redacted log gets, stay the same."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("TypeError: AutoImageProcessor.register() got multiple values for argument 'exist_ok'\n"
+           "(glm_infer) root@h20-node3:/workspace#\n")
+    report = diagnose_text(log, catalog)
+    assert report.crash.message == "AutoImageProcessor.register() got multiple values for argument 'exist_ok'"
