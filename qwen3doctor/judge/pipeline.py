@@ -397,16 +397,17 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
 
 
 def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
-    """A crash with engine frames, a log that names no engine version, and nothing better than candidates or findings
-    whose release window the log cannot check: the scan with the releases its frames exist in (`engine_releases`), or
-    None. Only then is the function table of the release index read; a confident finding that holds whatever the
-    release never pays for it."""
+    """A crash with engine frames, a log that names no engine version, and nothing better than candidates or
+    medium-confidence findings whose release window the log cannot check: the scan with the releases its frames exist
+    in (`engine_releases`), or None. Only then is the function table of the release index read; a high-confidence
+    finding never pays for it."""
     env = scan.environment
     engine = env.get("engine")
     if engine not in ("vllm", "sglang") or env.get("engine_version") is not None or not scan.crashes:
         return None
-    if any(f.basis == "evidence" and f.confidence != "low" and not _window_unchecked(f) for f in findings):
-        return None
+    if any(f.basis == "evidence" and (f.confidence == "high" or f.confidence == "medium" and not _window_unchecked(f))
+           for f in findings):
+        return None  # (a high-confidence finding is not re-dated: the function tables cost a short log a third more)
     frames = [f for c in scan.crashes for f in c.frames]
     if not any(f"/{engine}/" in f.file for f in frames):
         return None  # no engine frame: the function table is not read
