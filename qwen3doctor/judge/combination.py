@@ -54,7 +54,17 @@ def discriminating(rule: Rule, clause: str) -> bool:
 
 def may_combine(rule: Rule) -> bool:
     """Whether the rule's conditions state a discriminating fact at all: without one, `known_bad` never finds a
-    combination, whatever the log says."""
+    combination, whatever the log says. (Of the rule alone: kept per rule, asked of most rules on every log.)"""
+    known = _MAY_COMBINE.get(id(rule))
+    if known is None or known[0] is not rule:
+        known = _MAY_COMBINE[id(rule)] = (rule, _may_combine(rule))
+    return known[1]
+
+
+_MAY_COMBINE: dict[int, tuple[Rule, bool]] = {}
+
+
+def _may_combine(rule: Rule) -> bool:
     for key, value in rule.raw_when.items():
         names = [f"when.env.{k}" for k in value] if key == "env" and isinstance(value, dict) else [f"when.{key}"]
         if any(discriminating(rule, name) for name in names):

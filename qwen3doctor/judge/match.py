@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import vocab
 from ..knowledge.patterns import compile_pattern, gate_open
-from ..knowledge.catalog import PATTERN_TIMEOUT
+from ..knowledge.catalog import PATTERN_TIMEOUT, clause_anchors
 from ..knowledge.generic import PYTHON_WORDING
 from ..model import CAPTURE_STEP, IMPORT_STEP, STEP_NAMES, Clause, Crash, Evidence, Rule, RuleMatch, Scan
 from ..read.crash import ELLIPSIS
@@ -87,8 +87,14 @@ class MatchIndex:
         self.always: set[str] = set()  # a clause that may hit whatever the log holds (no anchor, the import step)
         self.by_message: set[str] = set()  # may hit on a pasted fragment or a message cut short
         self.kinds: dict[str, tuple[frozenset[str], ...]] = {}  # each alternative's clause kinds
+        self.by_kinds: dict[tuple[frozenset[str], ...], list[str]] = {}  # the rules whose alternatives hold these kinds
+        # the same for every clause, `match` or `supports`: a rule none of whose clauses may hit is silent
+        self.any_by_anchor: dict[tuple[str, bool], set[str]] = {}
+        self.any_always: set[str] = set()
+        self.any_by_message: set[str] = set()
         for rule in catalog.rules.values():
             self.kinds[rule.id] = rule.match_kinds
+            self.by_kinds.setdefault(rule.match_kinds, []).append(rule.id)
             if rule.match_anchors is None:
                 self.always.add(rule.id)
             else:
@@ -96,17 +102,29 @@ class MatchIndex:
                     self.by_anchor.setdefault(anchor, set()).add(rule.id)
             if any("message" in kinds for kinds in rule.match_kinds):
                 self.by_message.add(rule.id)
+            every = tuple(rule.match) + (tuple(rule.supports),)
+            anchors = clause_anchors(every)
+            if anchors is None:
+                self.any_always.add(rule.id)
+            else:
+                for anchor in anchors:
+                    self.any_by_anchor.setdefault(anchor, set()).add(rule.id)
+            if any(cl.kind == "message" for alternative in every for cl in alternative):
+                self.any_by_message.add(rule.id)
 
     def present(self, text: str) -> set[tuple[str, bool]]:
         return self.literals.present(text)
 
-    def touched(self, present: set[tuple[str, bool]], messages_open: bool) -> set[str]:
-        """The rules a `match` clause of which may hit: an anchor present, or always."""
-        out = set(self.always)
+    def touched(self, present: set[tuple[str, bool]], messages_open: bool, every: bool = False) -> set[str]:
+        """The rules a `match` clause of which may hit (`every`: any clause, `supports` too): an anchor present, or
+        always."""
+        always, by_message, by_anchor = ((self.any_always, self.any_by_message, self.any_by_anchor) if every
+                                         else (self.always, self.by_message, self.by_anchor))
+        out = set(always)
         if messages_open:
-            out |= self.by_message
+            out |= by_message
         for anchor in present:
-            out.update(self.by_anchor.get(anchor, ()))
+            out.update(by_anchor.get(anchor, ()))
         return out
 
 
@@ -144,7 +162,21 @@ class Haystack:
         self._may: dict[int, bool] = {}
         self._out_by_kinds: dict[tuple[frozenset[str], ...], bool] = {}
         self._index = index
-        self._touched = index.touched(self.present, bool(self.excerpts or self.cut_ends)) if index is not None else None
+        messages_open = bool(self.excerpts or self.cut_ends)
+        self._touched = index.touched(self.present, messages_open) if index is not None else None
+        self._touched_any = index.touched(self.present, messages_open, every=True) if index is not None else None
+
+    def contenders(self, rules) -> list[Rule]:
+        """The rules (in their order) that rules_out does not reject: the untouched ones decided once per shape of
+        their alternatives' kinds, the rest one by one. (Asked of the whole catalog on every log.)"""
+        index = self._index
+        if index is None:
+            return [rule for rule in rules if not self.rules_out(rule)]
+        absent = self.absent
+        kept = {rid for kinds, rids in index.by_kinds.items()
+                if not kinds or not all(any(absent[kind] == MISS for kind in ks) for ks in kinds) for rid in rids}
+        touched = self._touched
+        return [rule for rule in rules if rule.id in kept or rule.id in touched and not self.rules_out(rule)]
 
     def rules_out(self, rule: Rule) -> bool:
         """True when every `match` alternative has a clause that misses without running a regex: the rule is
@@ -175,6 +207,8 @@ class Haystack:
 
     def silent(self, rule: Rule) -> bool:
         """No clause of the rule (`match` or `supports`) can hit on this log: none has an anchor in it."""
+        if self._touched_any is not None and rule.id not in self._touched_any:
+            return True  # (no anchor of any clause in the log)
         may_hit = self.may_hit
         return not any(may_hit(cl) for alt in rule.match for cl in alt) and not any(may_hit(cl) for cl in rule.supports)
 

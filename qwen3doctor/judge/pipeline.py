@@ -303,9 +303,11 @@ def with_crash_signs(scan: Scan, catalog: Catalog) -> Scan:
     return scan
 
 
-def diagnose_scan(scan: Scan, catalog: Catalog, source: str) -> Report:
+def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = False) -> Report:
+    """The report of one scanned log. (`signed`: the scan already went through with_crash_signs.)"""
     warnings = list(scan.warnings)
-    scan = with_crash_signs(scan, catalog)
+    if not signed:
+        scan = with_crash_signs(scan, catalog)
     hay = Haystack(scan, match_index_for(catalog))
     findings = _score_rules(scan, catalog, hay, warnings)
     if not scan.crashes:
@@ -382,8 +384,8 @@ def _with_unregistered(scan: Scan, catalog: Catalog, findings: list) -> list:
 
 def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str]) -> list:
     findings = []
-    for rule in catalog.rules.values():
-        if hay.rules_out(rule) or scoreless(rule, scan, hay):
+    for rule in hay.contenders(catalog.rules.values()):
+        if scoreless(rule, scan, hay):
             continue
         try:
             rm = evaluate(rule, scan, hay, explain_rejection=False)

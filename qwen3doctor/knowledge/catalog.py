@@ -353,15 +353,15 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
         literals=frozenset(_literals(every)),
         log_anchors=frozenset(a for cl in every if cl.kind == "log" for a in cl.anchors or ()),
         frame_steps=steps_of_frames(name for cl in every if cl.kind == "frames" for name in cl.sources),
-        match_anchors=_match_anchors(match),
+        match_anchors=clause_anchors(match),
         match_kinds=tuple(frozenset(cl.kind for cl in alternative) for alternative in match),
     )
     return rule, []
 
 
-def _match_anchors(match) -> frozenset[tuple[str, bool]] | None:
-    """Every anchor of the `match` clauses; None when a clause may hit on any log (it has no anchor, or it names a
-    step, such as the import step, which hits on any traceback stopped while modules load)."""
+def clause_anchors(match) -> frozenset[tuple[str, bool]] | None:
+    """Every anchor of the clauses (alternatives of clauses); None when a clause may hit on any log (it has no anchor,
+    or it names a step, such as the import step, which hits on any traceback stopped while modules load)."""
     clauses = [cl for alternative in match for cl in alternative]
     if any(cl.anchors is None or cl.kind == "frames" and not STEP_NAMES.isdisjoint(cl.sources) for cl in clauses):
         return None

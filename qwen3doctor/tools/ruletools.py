@@ -141,8 +141,8 @@ def _diagnose_test_log(catalog: Catalog, key: Key, label: str,
             scan = scan_source(src, catalog)
         finally:
             src.close()
-        scan = with_crash_signs(scan, catalog)  # once; diagnose_scan finds them already there
-        report = diagnose_scan(scan, catalog, src.name)
+        scan = with_crash_signs(scan, catalog)  # once, for the report and for the alternatives below
+        report = diagnose_scan(scan, catalog, src.name, signed=True)
     except InputError as exc:
         return str(exc), frozenset()
     satisfied = set()
