@@ -78,3 +78,58 @@ tests:
     catalog = load_catalog([tmp_path], cache=False, strict=False)
     problems = [p for p in lint(catalog) if "ordinary traffic" in p]
     assert len(problems) == 1 and "'2080'" in problems[0] and "supports.log" in problems[0]
+
+
+STORED_RULE = """\
+title: Marlin tile size
+status: likely
+references: [vllm#99999902]
+match:
+  message: ['size_n = \\d+ is not divisible']
+cause: Something specific.
+fixes:
+  - title: Do the thing
+    command: vllm serve {model} {serve_args}
+    cost: none
+tests:
+  match: [{text: "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64"}, ../paste.log]
+  no_match: [{text: "RuntimeError: CUDA error: an illegal memory access was encountered"}]
+"""
+
+
+def test_rules_test_reads_unchanged_reports_back_and_diagnoses_again_after_any_edit(tmp_path, monkeypatch):
+    """`rules test` keeps its reports on disk: a rerun over the same rules, code and logs reads them back (no log is
+    diagnosed); an edited rule, an edited test log or an unreadable store means diagnosing again."""
+    from qwen3doctor.tools import ruletools
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("QWEN3DOCTOR_NO_CACHE", raising=False)
+    (tmp_path / "rules" / "vllm").mkdir(parents=True)
+    rule = tmp_path / "rules" / "vllm" / "marlin-tile.yaml"
+    rule.write_text(STORED_RULE, encoding="utf-8")
+    paste = tmp_path / "rules" / "paste.log"
+    paste.write_text("RuntimeError: size_n = 2736 is not divisible by tile_n_size = 64\n", encoding="utf-8")
+    diagnosed = []
+    real = ruletools._diagnose_test_log
+    monkeypatch.setattr(ruletools, "_diagnose_test_log", lambda *a: diagnosed.append(a[1]) or real(*a))
+
+    def run():
+        diagnosed.clear()
+        catalog = load_catalog([tmp_path / "rules"], cache=False)
+        cache = ReportCache(catalog, stored=True)
+        results = ruletools.run_tests(catalog, cache=cache, jobs=1)
+        return [r.ok for r in results], len(diagnosed)
+
+    assert run() == ([True, True, True], 3)
+    stores = list((tmp_path / "cache" / "qwen3doctor").glob("ruletests-*.pickle.gz"))
+    assert len(stores) == 1
+    assert run() == ([True, True, True], 0)
+    paste.write_text("RuntimeError: CUDA error: an illegal memory access was encountered\n", encoding="utf-8")
+    assert run() == ([True, False, True], 1)  # only the edited log, and its new report fails
+    rule.write_text(STORED_RULE.replace("Marlin tile size", "Marlin tile width"), encoding="utf-8")
+    assert run() == ([True, False, True], 3)  # a new fingerprint: every log again
+    for store in (tmp_path / "cache" / "qwen3doctor").glob("ruletests-*.pickle.gz"):
+        store.write_bytes(b"not a store")
+    assert run() == ([True, False, True], 3)
+    monkeypatch.setenv("QWEN3DOCTOR_NO_CACHE", "1")
+    assert run()[1] == 3 and run()[1] == 3

@@ -101,7 +101,7 @@ def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule file
     if jobs is not None and jobs < 1:
         raise InputError(f"--jobs must be a positive integer, not {jobs}")
     catalog, only = paths_catalog(paths)
-    cache = ReportCache(catalog)
+    cache = ReportCache(catalog, stored=True)  # (a rerun over unchanged rules and code reads the reports back)
     results = run_tests(catalog, only, cache, jobs=jobs or default_jobs())
     failed = [r for r in results if not r.ok]
     for r in failed:

@@ -92,6 +92,7 @@ class MatchIndex:
         self.any_by_anchor: dict[tuple[str, bool], set[str]] = {}
         self.any_always: set[str] = set()
         self.any_by_message: set[str] = set()
+        self._open: dict[frozenset[str], frozenset[str]] = {}
         for rule in catalog.rules.values():
             self.kinds[rule.id] = rule.match_kinds
             self.by_kinds.setdefault(rule.match_kinds, []).append(rule.id)
@@ -114,6 +115,16 @@ class MatchIndex:
 
     def present(self, text: str) -> set[tuple[str, bool]]:
         return self.literals.present(text)
+
+    def open_rules(self, misses: frozenset[str]) -> frozenset[str]:
+        """The rules an alternative of which holds no clause of a kind that misses on a log when none of its anchors
+        occurs there (`misses`, as Haystack.absent says): of the sixteen such sets, each computed once."""
+        found = self._open.get(misses)
+        if found is None:
+            found = self._open[misses] = frozenset(
+                rid for kinds, rids in self.by_kinds.items() if not kinds or not all(ks & misses for ks in kinds)
+                for rid in rids)
+        return found
 
     def touched(self, present: set[tuple[str, bool]], messages_open: bool, every: bool = False) -> set[str]:
         """The rules a `match` clause of which may hit (`every`: any clause, `supports` too): an anchor present, or
@@ -172,9 +183,7 @@ class Haystack:
         index = self._index
         if index is None:
             return [rule for rule in rules if not self.rules_out(rule)]
-        absent = self.absent
-        kept = {rid for kinds, rids in index.by_kinds.items()
-                if not kinds or not all(any(absent[kind] == MISS for kind in ks) for ks in kinds) for rid in rids}
+        kept = index.open_rules(frozenset(kind for kind, state in self.absent.items() if state == MISS))
         touched = self._touched
         return [rule for rule in rules if rule.id in kept or rule.id in touched and not self.rules_out(rule)]
 

@@ -348,9 +348,17 @@ ID_ABBREVIATIONS = (("/compressed_tensors/", "ct"), ("/fla/ops/", "gdn"), ("/gdn
 
 
 def _cut_traceback(scan: Scan) -> bool:
-    """The log's first crash is a traceback cut before its exception line, and no crash names an exception."""
+    """The log's first crash is a traceback cut before its exception line, and no crash names an exception. (Asked
+    for most rules on every log: the last scan's answer is kept.)"""
+    if _LAST_CUT[0] is scan:
+        return _LAST_CUT[1]
     own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
-    return bool(own) and not own[0].complete and bool(own[0].frames) and not any(c.exception_type for c in own)
+    cut = bool(own) and not own[0].complete and bool(own[0].frames) and not any(c.exception_type for c in own)
+    _LAST_CUT[:] = [scan, cut]
+    return cut
+
+
+_LAST_CUT: list = [None, False]
 
 
 def _type_alone(rm: RuleMatch, scan: Scan) -> bool:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import io
+import os
+import pickle
 import re
+import sys
+import zlib
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,14 +59,20 @@ def rule_tests(catalog: Catalog, only: set[str] | None = None) -> list[RuleTest]
 
 
 Key = tuple[str, str]  # (how, value) of a test log: the same log named by several rules is read once
+Job = tuple[Key, str, tuple[str, ...]]  # a test log, its label, the rules that must match it
 
 
 class ReportCache:
     """Diagnose each test log once, however many rules name it; with it, which `match` alternatives of the rules
     that must match the log it satisfies on its own (for `untested_alternatives`). `fill` reads the logs in
-    parallel processes, as `diagnose` reads many inputs."""
+    parallel processes, as `diagnose` reads many inputs.
 
-    def __init__(self, catalog: Catalog):
+    `stored`: the reports are also kept on disk (`rules test`), under a fingerprint of everything they depend on (the
+    package's code and data, every rule file, the Python and library versions), each by its log's content: a second
+    run over unchanged rules and code reads them back instead of diagnosing every log again. Any change to a rule or
+    to the code is a new fingerprint, and every log is diagnosed again."""
+
+    def __init__(self, catalog: Catalog, stored: bool = False):
         self.catalog = catalog
         self._cache: dict[Key, Report | str] = {}
         self._satisfied: dict[Key, frozenset[tuple[str, int]]] = {}
@@ -68,8 +80,9 @@ class ReportCache:
         for t in rule_tests(catalog):
             if t.kind == "match":
                 self._matchers.setdefault((t.how, t.value), []).append(t.rule_id)
+        self._store = _ReportStore(catalog) if stored else None
 
-    def _job(self, test: RuleTest) -> tuple[Key, str, tuple[str, ...]]:
+    def _job(self, test: RuleTest) -> Job:
         key = (test.how, test.value)
         return key, test.label, tuple(self._matchers.get(key, ()))
 
@@ -88,12 +101,23 @@ class ReportCache:
         """Diagnose the logs of these tests not yet read, `jobs` processes at a time."""
         todo = {}
         for t in tests:
-            key, label, matchers = self._job(t)
-            if key not in self._cache:
-                todo.setdefault(key, (key, label, matchers))
+            job = self._job(t)
+            if job[0] not in self._cache:
+                todo.setdefault(job[0], job)
+        if self._store is not None:
+            for key, job in list(todo.items()):
+                found = self._store.get(job)
+                if found is not None:
+                    self._cache[key], self._satisfied[key] = found
+                    del todo[key]
+        self._diagnose(todo, jobs)
+        if self._store is not None and todo:
+            self._store.save({job: (self._cache[key], self._satisfied[key]) for key, job in todo.items()})
+
+    def _diagnose(self, todo: dict[Key, Job], jobs: int) -> None:
         if jobs <= 1 or len(todo) < 2 * jobs:
-            for t in tests:
-                self.get(t)
+            for key, label, matchers in todo.values():
+                self._cache[key], self._satisfied[key] = _diagnose_test_log(self.catalog, key, label, matchers)
             return
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -103,6 +127,92 @@ class ReportCache:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(self.catalog,)) as pool:
             for key, (report, satisfied) in zip(todo, pool.map(_worker_job, todo.values(), chunksize=8)):
                 self._cache[key], self._satisfied[key] = report, satisfied
+
+
+class _ReportStore:
+    """The test logs' reports on disk (ReportCache's `stored`): one file per fingerprint in the cache folder, each
+    report under a digest of its log's content, label and matching rules. Unreadable or foreign files are ignored and
+    a read-only cache folder only means nothing is kept."""
+
+    def __init__(self, catalog: Catalog):
+        from ..cache import CACHE_ENV, cache_dir
+
+        self.path = None if os.environ.get(CACHE_ENV) else cache_dir() / f"ruletests-{_fingerprint(catalog)}.pickle.gz"
+        self.entries: dict[str, tuple[Report | str, frozenset[tuple[str, int]]]] = {}
+        if self.path is None:
+            return
+        try:
+            entries = pickle.loads(gzip.decompress(self.path.read_bytes()))
+        except (OSError, EOFError, zlib.error, gzip.BadGzipFile, pickle.UnpicklingError, AttributeError, ImportError,
+                TypeError, ValueError, IndexError, KeyError):
+            return
+        if isinstance(entries, dict):
+            self.entries = entries
+
+    def get(self, job: Job) -> tuple[Report | str, frozenset[tuple[str, int]]] | None:
+        digest = _job_digest(job)
+        return self.entries.get(digest) if digest is not None else None
+
+    def save(self, new: dict[Job, tuple[Report | str, frozenset[tuple[str, int]]]]) -> None:
+        from ..cache import prune
+
+        if self.path is None:
+            return
+        for job, found in new.items():
+            digest = _job_digest(job)
+            if digest is not None:
+                self.entries[digest] = found
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(f"{self.path.name}.tmp{os.getpid()}")
+            tmp.write_bytes(gzip.compress(pickle.dumps(self.entries, protocol=pickle.HIGHEST_PROTOCOL), compresslevel=1))
+            os.replace(tmp, self.path)
+            prune(self.path.parent, "ruletests-*.pickle.gz", keep=STORED_KEEP)
+        except OSError:
+            pass
+
+
+STORED_KEEP = 3  # fingerprints whose rule-test reports are kept (each a few MB)
+
+
+def _fingerprint(catalog: Catalog) -> str:
+    """A digest of everything a test log's report depends on besides the log: the package's files (code and release
+    data), every rule file of the catalog, and the versions of Python and of the libraries that read and match."""
+    from importlib import metadata
+
+    from .. import __version__
+    from ..bundled import ROOT
+
+    h = hashlib.sha256(f"{__version__}\0{sys.version}\0{os.environ.get('QWEN3DOCTOR_PREFILTER', '')}\0".encode())
+    for dist in ("regex", "hyperscan", "packaging", "PyYAML"):
+        try:
+            h.update(f"{dist}={metadata.version(dist)}\0".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{dist}=-\0".encode())
+    for path in sorted(p for p in ROOT.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                       and "_bundled" not in p.relative_to(ROOT).parts):
+        h.update(f"{path.relative_to(ROOT).as_posix()}\0".encode())
+        h.update(path.read_bytes())
+    for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        h.update(f"{rule.id}\0{rule.path}\0".encode())
+        try:
+            h.update(Path(rule.path).read_bytes())
+        except OSError:
+            h.update(b"\0unreadable")
+    return h.hexdigest()[:32]
+
+
+def _job_digest(job: Job) -> str | None:
+    """A test log's digest: what it says (a file's bytes, read now) with its label and the rules that must match it;
+    None when the file cannot be read (it is diagnosed, and its error reported, as any other)."""
+    (how, value), label, matchers = job
+    h = hashlib.sha256(repr((how, value, label, matchers)).encode())
+    if how == "file":
+        try:
+            h.update(Path(value).read_bytes())
+        except OSError:
+            return None
+    return h.hexdigest()
 
 
 def _compile_all(catalog: Catalog) -> None:
@@ -122,7 +232,7 @@ def _init_worker(catalog: Catalog) -> None:
     _WORKER["catalog"] = catalog
 
 
-def _worker_job(job: tuple[Key, str, tuple[str, ...]]) -> tuple[Report | str, frozenset[tuple[str, int]]]:
+def _worker_job(job: Job) -> tuple[Report | str, frozenset[tuple[str, int]]]:
     return _diagnose_test_log(_WORKER["catalog"], *job)
 
 
