@@ -461,7 +461,8 @@ def test_a_pattern_made_of_alternatives_or_led_by_a_flag_still_has_literals_to_p
     gate stays open on every text the pattern matches."""
     import regex
 
-    from qwen3doctor.knowledge.patterns import compile_pattern, gate_of, gate_open
+    from qwen3doctor.knowledge.patterns import compile_pattern
+    from qwen3doctor.read.literals import gate_of, gate_open
 
     cases = {
         r"\b(?:cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)\b":
@@ -481,6 +482,34 @@ def test_a_pattern_made_of_alternatives_or_led_by_a_flag_still_has_literals_to_p
         assert not gate_open(gate, "INFO 12-01 10:00:00 [loggers.py:123] Avg prompt throughput: 0.0 tokens/s",
                              "info")
     assert gate_of(r"(?:^|KeyError: )'?(?!qwen3)[a-z][\w-]*'?$") is None  # a branch without any literal: none to claim
+    # a parenthesis inside a character class closes no group: the literals of the group's other branches are not
+    # required (the gate once asked for `kv_cache_dtype=` on every `No valid attention backend` message)
+    source = r"No valid attention backend found for \w+ with AttentionSelectorConfig\((?:[^)]*use_non_causal=True|x)"
+    assert gate_of(source) == ((("No valid attention backend found for ", " with AttentionSelectorConfig("), False),)
+
+
+def test_the_readers_gated_patterns_answer_as_the_patterns_do():
+    """The reader's costlier patterns (the platform hints) run only where their literals occur: on lines that hold
+    them, that do not, and that hold them in another case, the same matches as the bare pattern's."""
+    from qwen3doctor.read import environment
+    from qwen3doctor.read.literals import Gated
+
+    gated = [p for p in vars(environment).values() if isinstance(p, Gated)]
+    assert len(gated) >= 10 and all(p.gate is not None for p in gated)
+    lines = ["INFO 05-01 10:00:00 [__init__.py:239] Automatically detected platform cuda.",
+             "(EngineCore_DP0 pid=812) WARNING ... using torch_npu 2.5.1 on an Ascend 910B2", "RUNNING ON NPU/CPU",
+             "[level_zero:gpu] UR_RESULT_ERROR_OUT_OF_RESOURCES", "platform: macOS-14.5-arm64, darwin", "TPU v5e-8",
+             "INFO:     10.0.2.15:48812 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+             "  File \"/Users/me/venv/lib/python3.12/site-packages/vllm/entrypoints/cli/main.py\", line 7, in main",
+             "Initializing a V1 LLM engine (v0.11.0) with config: model='Qwen/Qwen3-8B'", "npu-smi 23.0.6 ascend"]
+    matched = 0
+    for pattern in gated:
+        for line in lines:
+            own = pattern.pattern.search(line)
+            found = pattern.search(line)
+            assert (found and found.span()) == (own and own.span()), (pattern.pattern.pattern[:60], line)
+            matched += own is not None
+    assert matched >= 8
 
 
 def test_a_load_time_candidate_is_dropped_when_a_wrapper_alone_shows_the_server_was_serving(catalog):

@@ -465,7 +465,7 @@ def test_a_telling_pattern_counts_on_pasted_lines_only_by_what_it_matched(tmp_pa
 
 def test_a_message_copied_from_a_rendered_page_without_its_backticks_still_matches(catalog):
     # GitHub renders `spawn` as a code span; copying the page drops the backticks the rule's pattern quotes
-    from qwen3doctor.knowledge.patterns import backticks_optional
+    from qwen3doctor.read.literals import backticks_optional
 
     assert backticks_optional("use the `spawn` start method") == "use the `?spawn`? start method"
     assert backticks_optional(r"a \` and [`]") == r"a \` and [`]"  # escaped, or in a class: left alone

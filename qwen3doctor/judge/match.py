@@ -11,7 +11,8 @@ import re
 from typing import Any
 
 from .. import vocab
-from ..knowledge.patterns import compile_pattern, gate_open
+from ..knowledge.patterns import compile_pattern
+from ..read.literals import gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT, clause_anchors
 from ..knowledge.generic import PYTHON_WORDING
 from ..model import CAPTURE_STEP, IMPORT_STEP, STEP_NAMES, Clause, Crash, Evidence, Rule, RuleMatch, Scan

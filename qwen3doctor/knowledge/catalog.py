@@ -19,7 +19,8 @@ from .. import vocab
 from ..errors import RuleError
 from .discover import ENGINE_DIRS, rule_files
 from .generic import GENERIC_EXCEPTIONS, GENERIC_FRAMES, GENERIC_MESSAGES, ORDINARY_LINES
-from .patterns import compile_pattern, gate_of, literal_anchors
+from .patterns import compile_pattern, literal_anchors
+from ..read.literals import gate_of
 from .rulecache import cached_compile
 from ..model import STEP_NAMES, Clause, Fix, Rule
 from ..read.phases import steps_of_frames

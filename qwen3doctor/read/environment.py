@@ -17,6 +17,7 @@ from ..model import Environment, Fact
 from ..versions import clean_version, parse_version
 from .command import read_command
 from .crash import CANN_RECORD, CANN_RUNTIME_LINE
+from .literals import Gated
 
 # how much a source is trusted, per kind of line
 P_OPTION, P_ENV_FILE, P_LISTING, P_CONFIG, P_COMMAND, P_STARTUP, P_HINT, P_GUESS = 100, 90, 60, 55, 50, 40, 25, 10
@@ -332,6 +333,12 @@ _LINEAR_METHOD = re.compile(r"\b(?P<q>GPTQ|AWQ|Fp8|ModelOpt\w*?|CompressedTensor
 _HF_CACHE = re.compile(r"\S*/models--([\w.-]+?)--([\w.-]+)(?:/snapshots/\w+)?/?")
 _FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
 
+
+# the reader's costlier hints run only on a line holding the literals one of their branches needs
+(_ENGINE_CONFIG, _PLATFORM_LINE, _METAL_HINT, _PLATFORM_PROBE, _XPU_HINT, _TPU_HINT, _CUDA_HINT, _NPU_HINT, _MACOS,
+ _SGLANG_OWN, _VLLM_OWN) = (Gated(p) for p in (_ENGINE_CONFIG, _PLATFORM_LINE, _METAL_HINT, _PLATFORM_PROBE, _XPU_HINT,
+                                                _TPU_HINT, _CUDA_HINT, _NPU_HINT, _MACOS, _SGLANG_OWN, _VLLM_OWN))
+_CANN_RUNTIME = Gated(CANN_RUNTIME_LINE)
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
     """Split `a=1, b=[1, 2], c={'x': (1, 2)}` on separators outside brackets and quotes."""
@@ -832,7 +839,7 @@ class EnvCollector:
             # (AITER, AMD's kernel library, exists only for ROCm; so do MIOpen and rocBLAS, the RDNA gfx1xxx names, and
             # the `forward_hip` branch a custom op takes there)
             self.put("platform", "rocm", "log", P_HINT)
-        elif _NPU_HINT.search(text) or CANN_RECORD.match(text) or CANN_RUNTIME_LINE.search(text):
+        elif _NPU_HINT.search(text) or CANN_RECORD.match(text) or _CANN_RUNTIME.search(text):
             # (the CANN runtime's report of a failed device task is an NPU's, as a CUDA error is a GPU's: sglang#10421)
             self.put("platform", "npu", "log", P_HINT)
         elif "Maca" in text and "flash attention" in text:
