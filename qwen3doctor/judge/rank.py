@@ -11,7 +11,7 @@ import shlex
 from dataclasses import replace
 
 from .combination import GATES, known_bad, may_combine
-from .match import DATED, FRAGMENT
+from .match import DATED, FRAGMENT, when_states
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of_frames, step_of
@@ -52,10 +52,13 @@ PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
 
 def scoreless(rule, scan: Scan, hay) -> bool:
     """What `score` would say without the rule's evaluation: None for sure when no clause of the rule can hit on the
-    log (no anchor of its `match` or `supports` present), its conditions state no fact that could make it a known-bad
-    combination, and no cut traceback stops in its module. (On a cut paste most rules are so: skipping them was 55% of
-    the evaluations.)"""
-    return bool(rule.match) and not may_combine(rule) and hay.silent(rule) and _module_of_cut(rule, scan) is None
+    log (no anchor of its `match` or `supports` present) and no cut traceback stops in its module, unless its `when`
+    conditions make a known-bad combination of the log's facts (the only finding left to such a rule). (On a cut paste
+    most rules are so: skipping them was 55% of the evaluations; those whose conditions state a fact, 57% of the
+    rest, need only their conditions judged.)"""
+    if not rule.match or not hay.silent(rule) or _module_of_cut(rule, scan) is not None:
+        return False
+    return not may_combine(rule) or not _combination_states(rule, when_states(rule, scan))
 
 
 def score(rm: RuleMatch, scan: Scan) -> Finding | None:
@@ -337,7 +340,14 @@ def _port_file(rule, file: str) -> bool:
 
 
 def _abbreviated(rule, file: str) -> bool:
-    return any(package in file and short in rule.id.split("-") for package, short in ID_ABBREVIATIONS)
+    return any(package in file for package in _abbreviated_packages(rule.id))
+
+
+@functools.lru_cache(maxsize=4096)
+def _abbreviated_packages(rule_id: str) -> tuple[str, ...]:
+    """The packages whose abbreviation the rule id holds (none for most rules; asked per frame of a cut traceback)."""
+    words = rule_id.split("-")
+    return tuple(package for package, short in ID_ABBREVIATIONS if short in words)
 
 
 # engine packages that rule ids name by an abbreviation (`ct-moe-scheme-unsupported` lives in compressed_tensors/)
@@ -405,7 +415,11 @@ def _other_step(rule, scan: Scan) -> bool:
 def _combination(rm: RuleMatch) -> bool:
     """A known-bad combination (judge/combination.py, the policy `check` uses too) whose facts that hold already
     make it one: a `check` warning, or a possible whose unknown conditions could only contradict it."""
-    combo = known_bad(rm.rule, rm.when)
+    return _combination_states(rm.rule, rm.when)
+
+
+def _combination_states(rule, when) -> bool:
+    combo = known_bad(rule, when)
     return combo is not None and combo.enough
 
 
