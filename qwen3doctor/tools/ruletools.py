@@ -167,12 +167,9 @@ class _ReportStore:
             tmp = self.path.with_name(f"{self.path.name}.tmp{os.getpid()}")
             tmp.write_bytes(gzip.compress(pickle.dumps(self.entries, protocol=pickle.HIGHEST_PROTOCOL), compresslevel=1))
             os.replace(tmp, self.path)
-            prune(self.path.parent, "ruletests-*.pickle.gz", keep=STORED_KEEP)
+            prune(self.path.parent, "ruletests-*.pickle.gz")
         except OSError:
             pass
-
-
-STORED_KEEP = 3  # fingerprints whose rule-test reports are kept (each a few MB)
 
 
 def _fingerprint(catalog: Catalog) -> str:
