@@ -747,3 +747,56 @@ def test_a_bare_shell_prompt_after_the_exception_is_not_its_message(catalog):
            "(glm_infer) root@h20-node3:/workspace#\n")
     report = diagnose_text(log, catalog)
     assert report.crash.message == "AutoImageProcessor.register() got multiple values for argument 'exist_ok'"
+
+
+def test_a_process_tag_that_lost_its_parentheses_is_peeled_before_a_record(catalog):
+    """`Worker_DP4_EP4 pid=2314 ERROR ...` (a shipper's copy without the parentheses): the worker's traceback is read
+    with its frames and its process, and a supervisor's upper-case `[WORKER]: ` tag is peeled as a lower-case one is."""
+    tag = "Worker_DP4_EP4 pid=2314 ERROR 11-20 10:01:02 [multiproc_executor.py:840] "
+    log = "".join(tag + line + "\n" for line in TB.splitlines())
+    log += "[WORKER]: ERROR 11-20 10:01:03 [core.py:710] EngineCore encountered a fatal error.\n"
+    c = primary(log, catalog)
+    assert c.exception_type == "ValueError" and c.functions[-1] == "chunk_gated_delta_rule_fwd"
+    assert c.process == "Worker_DP4_EP4 pid=2314"
+    assert any(x.message == "EngineCore encountered a fatal error." for x in crashes(log, catalog))
+    # (a line that merely starts with such a word and a pid, not a record, keeps its words)
+    plain = "EngineCore pid=812 is still alive\n" + TB
+    assert primary(plain, catalog).exception_type == "ValueError"
+
+
+def test_a_json_record_keeps_its_traceback_in_an_exc_field(catalog):
+    """Some JSON formatters put the exception in `exc` (or `exc_text`) beside `msg`: its traceback is read."""
+    import json
+
+    record = {"ts": "2026-11-20T10:01:02Z", "level": "error", "msg": "engine crashed", "exc": TB.rstrip("\n")}
+    c = primary(json.dumps(record) + "\n", catalog)
+    assert c.exception_type == "ValueError" and c.functions[-1] == "chunk_gated_delta_rule_fwd"
+
+
+def test_sglangs_weight_download_check_names_the_model(catalog):
+    log = ("[2026-11-20 10:00:01 TP0] Found local HF snapshot for deepseek-ai/DeepSeek-V3.2 at "
+           "/data/hf/models--deepseek-ai--DeepSeek-V3.2/snapshots/1a2b; skipping download.\n" + TB)
+    env = diagnose_text(log, catalog).environment
+    assert env.get("model") == "deepseek-ai/DeepSeek-V3.2" and env.get("family") == "other"
+
+
+def test_cuda_gdbs_report_gives_way_to_the_cuda_error_and_lends_it_the_kernel(catalog):
+    """cuda-gdb's `CUDA Exception: Warp Illegal Address` block, then the illegal memory access the process raises:
+    the raised error is the crash; the report's stop line (`0x... in fused_moe_kernel<<<...>>> ()`) names the kernel."""
+    log = textwrap.dedent('''\
+        CUDA Exception: Warp Illegal Address
+        The exception was triggered at PC 0x7ffd2e4a1c30
+        Thread 1 "VLLM::EngineCor" received signal CUDA_EXCEPTION_14, Warp Illegal Address.
+        [Switching focus to CUDA kernel 0, grid 48211, block (12,0,0), thread (64,0,0), device 0, sm 3, warp 2, lane 0]
+        0x00007ffd2e4a1c40 in fused_moe_kernel<<<(1024,1,1),(128,1,1)>>> ()
+        Traceback (most recent call last):
+          File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 701, in run_engine_core
+            engine_core.run_busy_loop()
+        RuntimeError: CUDA error: an illegal memory access was encountered
+        ''')
+    found = crashes(log, catalog)
+    assert found[0].exception_type == "RuntimeError" and "illegal memory access" in found[0].message
+    report = next(c for c in found if c.message.startswith("CUDA Exception: Warp Illegal Address"))
+    assert report.role == "fragment" and [f.function for f in report.native] == ["fused_moe_kernel"]
+    alone = primary(log.split("Traceback")[0], catalog)  # the report alone is still the crash
+    assert alone.message.startswith("CUDA Exception: Warp Illegal Address")

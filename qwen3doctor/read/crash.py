@@ -76,6 +76,8 @@ _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most rece
 # compute-sanitizer (`=========     at 0x1b0 in file.cu:88:void ns::kernel(...)` or `at void ns::kernel(...)+0x1a`)
 _NATIVE = re.compile(
     r"^(?:frame #\d+:\s+(?:0x[0-9a-fA-F]+\s+in\s+)?|#\d+\s+0x[0-9a-fA-F]+\s+in\s+|=+\s+at\s+(?:0x[0-9a-fA-F]+\s+in\s+\S+?:\d+:)?|"
+    # cuda-gdb's line where it stopped: `0x00007ffd2e4a1c40 in fused_moe_kernel<<<(1024,1,1),(128,1,1)>>> ()`
+    r"0x[0-9a-fA-F]+\s+in\s+(?=[\w:]+(?:<[^()]*?>)?<<<)|"
     # UCX's backtrace under `Caught signal N`: ` 4  /path/fused_moe_trtllm_sm100.so(_ZN3moe3dev7routing...+0x1b2) [0x7d..]`
     r"\d+\s+/\S+?\.so[\w.]*\((?=[A-Za-z_]))"
     r"(?:void\s+|\w+\s+(?=[\w:]+[<(]))?(?P<name>[A-Za-z_][\w:]*(?:<[^()]*?>)?(?:::[A-Za-z_~]\w*)*)"
@@ -316,7 +318,7 @@ SHAPE_WORDS = tuple(dict.fromkeys(word for _, words in _SHAPES for word in words
 # a line worth reading closely: a traceback's own words, a shape's words (SHAPE_WORDS), and marks of what may follow
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Fatal|fault|Abort|terminate|signal|failed|During handling|"
-    r"above exception|NCCL|HSA_|what\(\)|recent call first|^frame #|NVRM|amdgpu|ptxas|^#\d|^=+ |Dumping |scheduled_|"
+    r"above exception|NCCL|HSA_|what\(\)|recent call first|^frame #|NVRM|amdgpu|ptxas|^#\d|^0x[0-9a-fA-F]+ in \S+<<<|^=+ |Dumping |scheduled_|"
     rf"SchedulerOutput|^raise |SIG[A-Z]+ received|by --disable-cuda-graph|^{_QUALIFIED_TYPE}: |\.py:\d+(?:\s+\S+)?\s*$|"
     rf"\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|" + "|".join(re.escape(word) for word in SHAPE_WORDS)
 )
@@ -1046,9 +1048,14 @@ def role_of(crash: Crash) -> str:
         return "wrapper"
     if CONSEQUENCE_PATTERNS.search(text):
         return "consequence"
-    if not crash.exception_type and not crash.message:
+    if not crash.exception_type and not crash.message or not crash.exception_type and crash.message.startswith(_GDB_REPORT):
+        # (cuda-gdb's or compute-sanitizer's report of the faulting warp comes before the CUDA error the process then
+        # raises: that error, when pasted, is the crash; the report adds the kernel's name)
         return "fragment"
     return "cause"
+
+
+_GDB_REPORT = "CUDA Exception: "
 
 
 def _is_wrapper_tb(crash: Crash) -> bool:

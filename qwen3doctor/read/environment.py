@@ -37,7 +37,7 @@ _QUICK_WORDS = tuple(
         "kv cache is allocated", "#running-req", "#new-seq", "warmup error", "deepgemm", "deep_gemm", "ptxas", "amdgpu",
         "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
         "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=", "device_error_core",
-        "stars_engine", "exception of", "llm-scaler", "oneccl", "ze_handle", " arc", "gpu max",
+        "stars_engine", "exception of", "llm-scaler", "oneccl", "ze_handle", " arc", "gpu max", "hf snapshot",
     )
 )
 
@@ -191,6 +191,9 @@ _MODEL_PROSE = re.compile(r"(?<![\w./-])Qwen3(?:\.\d)?(?:-[A-Za-z]+)? \d+(?:\.\d
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
 _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模型)\**\s*[:：=]\s*\**[`'\"]?"
                          r"(?P<m>[A-Za-z0-9._~-]*[/\d][\w.~-]*(?:/[\w.~-]+)*)[`'\"]?\s*$", re.I)
+# the engine's own word for the checkpoint it is about to load: SGLang's `Found local HF snapshot for X at /path;
+# skipping download.`
+_SNAPSHOT_MODEL = re.compile(r"\bFound local HF snapshot for (?P<m>[\w.~-]+/[\w.~-]+) at ")
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
     r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB|AC))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
@@ -654,6 +657,9 @@ class EnvCollector:
         ml = _MODEL_LINE.match(text) if ":" in text or "=" in text or "：" in text else None
         if ml and re.search(r"[A-Za-z]{2}", ml.group("m")):
             self.put("model", ml.group("m"), "log: environment listing (model)", P_HINT)
+        snap = _SNAPSHOT_MODEL.search(text) if "HF snapshot" in text else None
+        if snap:
+            self.put("model", snap.group("m"), "log: the engine's weight download check", P_HINT)
         if "family_mention" not in self._facts and "Qwen" in text:
             fm = _FAMILY_WORD.search(text)
             if fm:

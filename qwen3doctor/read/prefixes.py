@@ -40,8 +40,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # DJL Serving / SageMaker LMI relaying its Python worker's streams, after its own "[INFO ] " tag:
     # "PyProcess - W-214-model-stderr: "
     ("djl", r"PyProcess - W-\d+-[\w.-]+-std(?:out|err): "),
-    # a supervisor's or a compose file's service tag with a colon: "[service]: ", "[vllm-0]: "
-    ("service-tag", r"\[[a-z][\w.-]{0,31}\]:\s"),
+    # a supervisor's or a compose file's service tag with a colon: "[service]: ", "[vllm-0]: ", "[WORKER]: "
+    ("service-tag", r"\[[A-Za-z][\w.-]{0,31}\]:\s"),
     # vllm-omni's pipeline stage: "[Stage-0] "
     ("omni-stage", r"\[(?P<proc>Stage-\d+)\]\s"),
     # `grep -n` and `grep -n` over several files: "1234:", "1234-", "server.log:1234:", "server.log:" (never a time)
@@ -75,6 +75,10 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # (a Ray actor named by its framework may carry a hyphen, `(ActorInfer-0 pid=4242) `: only before its pid)
     ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:-\w+)+(?=\s+pid=)|[A-Za-z]\w*(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*)"
                      r"(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
+    # the same tag with its parentheses lost (a log shipper's or a web page's copy), before a record's level only:
+    # "Worker_DP4_EP4 pid=2314 ERROR 11-20 10:01:02 [multiproc_executor.py:840] "
+    ("vllm-process-bare", r"(?P<proc>(?:EngineCore|Worker|VllmWorker|APIServer|RayWorkerWrapper|StageEngineCore)\w*"
+                          r"(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*\s+pid=\d+)\s(?=(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s)"),
     # SGLang: "[2025-05-01 10:00:00 TP0] ", "[2025-05-01 10:00:00 DP0 TP3 EP3] ", "[2025-05-01 10:00:00] "
     ("sglang", rf"\[{_TS}(?:\s+(?P<proc>{_SGLANG_RANKS}))?\]\s?"),
     # a SGLang prefix whose opening bracket was lost in the paste: "2025-11-06 08:57:26] "
@@ -237,7 +241,9 @@ def _logfmt_msg(line: str) -> str:
     return " ".join(unquote(v) for v in parts).rstrip()
 
 
-_JSON_ERROR_KEYS = ("error", "err", "exception", "exc_info", "stack", "stacktrace", "stack_trace", "traceback")
+# (structlog and python-json-logger keep the traceback in `exception` / `exc_info`; other formatters in `exc` or `exc_text`)
+_JSON_ERROR_KEYS = ("error", "err", "exception", "exc_info", "exc", "exc_text", "stack", "stacktrace", "stack_trace",
+                    "traceback")
 
 
 def _compose_ok(line: str, m: "re.Match[str]") -> bool:
