@@ -800,3 +800,29 @@ def test_cuda_gdbs_report_gives_way_to_the_cuda_error_and_lends_it_the_kernel(ca
     assert report.role == "fragment" and [f.function for f in report.native] == ["fused_moe_kernel"]
     alone = primary(log.split("Traceback")[0], catalog)  # the report alone is still the crash
     assert alone.message.startswith("CUDA Exception: Warp Illegal Address")
+
+
+def test_native_libraries_fatal_lines_are_crashes(catalog):
+    """A process a native library stops prints no Python exception: its own fatal line is the crash, read with the
+    words that say what failed (glog's CHECK, UCX, NVSHMEM, Intel's compute runtime, the Neuron compiler's error code,
+    an Objective-C runtime's uncaught exception with its reason)."""
+    head = "INFO 11-20 10:00:00 [api_server.py:1000] vLLM API server version 0.26.0\n"
+    cases = {
+        "F1120 10:01:02.123456 2311 paged_attention.cu:88] Check failed: head_size == 128 (256 vs. 128)":
+            "Check failed: head_size == 128 (256 vs. 128)",
+        "[1763600000.123] [gpu-3:2311:0]    parser.c:2036 UCX  FATAL: UCX library was compiled with avx but CPU does "
+        "not support it.": "UCX  FATAL: UCX library was compiled with avx",
+        "/workspace/nvshmem_src/src/host/init/init.cu:989: non-zero status: 7 nvshmem detect topo failed":
+            "init.cu:989: non-zero status: 7 nvshmem detect topo failed",
+        "NVSHMEM API called before NVSHMEM initialization has completed": "NVSHMEM API called before NVSHMEM",
+        "Abort was called at 256 line in file:": "Abort was called at 256 line in file:",
+        "[INTERNAL_ERROR] [NCC_INLA001] Unhandled exception with message: Instruction count exceeds limit":
+            "[NCC_INLA001] Unhandled exception with message: Instruction count exceeds limit",
+        "2026-11-20 10:01:02.123 python[4411:123456] *** Terminating app due to uncaught exception 'NSRangeException', "
+        "reason: 'index 3 beyond bounds [0 .. 2]'": "uncaught exception 'NSRangeException', reason: 'index 3 beyond",
+    }
+    for line, said in cases.items():
+        c = primary(head + line + "\n", catalog)
+        assert said in c.message, (line, c.message)
+    # (a harness's own tag before a line is still peeled: only an error code stays)
+    assert primary(head + "[SERVER] RuntimeError: boom\n", catalog).message == "boom"

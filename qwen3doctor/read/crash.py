@@ -250,6 +250,20 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"ptxas fatal\s*: .+", ("ptxas fatal",)),
     # cuda-gdb / compute-sanitizer's report of a faulting warp
     (r"CUDA Exception: (?:Warp|Lane|Device) .+", ("CUDA Exception: ",)),
+    # native libraries stopping the process with their own fatal line: glog / abseil's CHECK (`F1120 ... paged.cu:88]
+    # Check failed: head_size == 128 (256 vs. 128)`), UCX (`parser.c:2036 UCX  FATAL: UCX library was compiled with
+    # avx but CPU does not support it`), NVSHMEM's status checks (`/src/host/init/init.cu:989: non-zero status: 7 nvshmem
+    # detect topo failed`, `NVSHMEM API called before NVSHMEM initialization has completed`), Intel's compute runtime
+    # (`Abort was called at 256 line in file:` over its drm_neo.cpp), the Neuron compiler (`[INTERNAL_ERROR]
+    # [NCC_INLA001] Unhandled exception ...`) and an Objective-C runtime's uncaught exception (Metal on macOS)
+    (r"(?<![\w])Check failed: .+", ("Check failed: ",)),
+    (r"\bUCX +FATAL:? .+", ("UCX  FATAL", "UCX FATAL")),
+    (r"\S+\.(?:c|cc|cpp|cu|cuh|h|hpp):(?:\w+:)?\d+: non-zero status: \d+.*|NVSHMEM API called before NVSHMEM "
+     r"initialization has completed.*|aborting due to error in nvshmemi?_\w+.*",
+     (": non-zero status: ", "NVSHMEM API called before", "aborting due to error in nvshmem")),
+    (r"Abort was called at \d+ line in file:.*", ("Abort was called at",)),
+    (r"(?:\[(?:INTERNAL_ERROR|ERROR|FATAL)\] )?\[NCC_[A-Z]+\d+\] .+", ("[NCC_",)),
+    (r"Terminating app due to uncaught exception '\w+', reason: .+", ("Terminating app due to uncaught exception",)),
     # one error of a pydantic ValidationError (vLLM's config checks): `Value error, <message> [type=value_error, ...]`
     (r"^Value error, .+", ("Value error, ",)),
     # LLVM aborting inside Triton's compiler; vLLM's custom all-reduce CUDACHECK (`Failed: Cuda error <file>:<line> '...'`)

@@ -31,8 +31,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # 1.22it/s][rank0]:[E1204 ...] NPU out of memory ..."): the bar goes, the record is read
     # (with its label: "Train:   0%|   | 6/15000 [10:46:01<23855:30:25, 5727.61s/it][rank0]:[E1202 ...] Watchdog caught ...")
     ("progress-bar", rf"(?:[A-Za-z][\w ()/,.-]{{0,40}}:\s*)?{PROGRESS_BAR}(?=\S)"),
-    # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] "
-    ("tag", r"\[[A-Z][A-Z0-9_ -]{1,24}\]\s"),
+    # a harness's bracketed tag: "[VLLM LOG] ", "[SERVER] " (never an error code: "[NCC_INLA001] " is the message's)
+    ("tag", r"\[(?![A-Z]+_[A-Z]*\d{2,}\])[A-Z][A-Z0-9_ -]{1,24}\]\s"),
     # `kubectl logs --prefix`: "[pod/vllm-0/vllm] " (a timestamp from --timestamps may follow)
     ("kubectl-prefix", r"\[pod/[\w.-]+/[\w.-]+\]\s"),
     # CANN's own records after their "[ERROR] " tag: "RUNTIME(129179,):2026-03-25-16:51:14.620.936 [api_error.cc:687]129253 "
