@@ -9,6 +9,8 @@ GENERIC_MESSAGES = (
     "CUDA error: an illegal memory access was encountered",
     "RuntimeError: CUDA error: an illegal memory access was encountered",
     "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
+    # (a Triton kernel's launch or sync reports the same fault in its own words, whichever kernel made it)
+    "RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered",
     "CUDA error: device-side assert triggered",
     # the runtime's names for the same two errors (`Failed: Cuda error ... 'cudaErrorIllegalAddress'`, a report's prose)
     "cudaErrorIllegalAddress: an illegal memory access was encountered",
@@ -44,6 +46,7 @@ GENERIC_MESSAGES = (
     "AttributeError: 'NoneType' object has no attribute 'shape'",
     "TypeError: 'NoneType' object is not subscriptable",
     "TypeError: 'NoneType' object is not iterable",
+    "TypeError: 'NoneType' object does not support item assignment",
     "IndexError: list index out of range",
     # torch's words for any index past a tensor's end, whichever tensor and index
     "IndexError: index 1 is out of bounds for dimension 0 with size 1",
