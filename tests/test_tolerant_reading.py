@@ -826,3 +826,30 @@ def test_native_libraries_fatal_lines_are_crashes(catalog):
         assert said in c.message, (line, c.message)
     # (a harness's own tag before a line is still peeled: only an error code stays)
     assert primary(head + "[SERVER] RuntimeError: boom\n", catalog).message == "boom"
+
+
+def test_lines_a_paste_ran_together_are_read_apart(catalog):
+    """An unindented frame line and its code line, an exception and the call-tree line under it, a level alone after
+    a process tag, and carriage returns shown as `^M`: each is read as the line it is."""
+    frame = textwrap.dedent('''\
+        Traceback (most recent call last):
+        File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/layers/quantization/moe_wna16.py", line 148, in is_moe_wna16_compatible
+        device_capability = capability_tuple.to_int()
+        AttributeError: 'tuple' object has no attribute 'to_int'
+        ''')
+    assert primary(frame, catalog).functions == ("is_moe_wna16_compatible",)
+    tree = textwrap.dedent('''\
+        Traceback (most recent call last):
+          File "/sgl-workspace/sglang/python/sglang/srt/eplb/expert_location.py", line 211, in _init_raw
+            n = torch.count_nonzero(
+        RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 3 is not equal to len(dims) = 4
+        ExpertLocationMetadata._init_raw (expert_location.py:211)
+        ''')
+    assert primary(tree, catalog).message.endswith("is not equal to len(dims) = 4")
+    bare = "".join(f"(Worker_TP0) ERROR {line}\n" for line in TB.splitlines())
+    c = primary(bare, catalog)
+    assert c.exception_type == "ValueError" and c.functions == ("run_engine_core", "chunk_gated_delta_rule_fwd")
+    caret = "^M".join(f"(Worker_TP3 pid=14531) ERROR 11-20 10:01:02 [multiproc_executor.py:840] {line}"
+                      for line in TB.splitlines()) + "\n"
+    c = primary(caret, catalog)
+    assert c.functions == ("run_engine_core", "chunk_gated_delta_rule_fwd") and c.message == "chunk size 96 is not a power of two"

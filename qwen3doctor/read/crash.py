@@ -70,6 +70,9 @@ _LEAD = re.compile(r"\b(?:Error|Exception) (?:in|while|during|when) [\w ]{2,40}?
 # a command line or a flag pasted under a crash line: never the next line of its message
 _COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:python3?|vllm|sglang|torchrun|docker|uv|"
                       r"CUDA_VISIBLE_DEVICES=\S*)\s)")
+# a call tree's or a profiler's line under an exception (`ExpertLocationMetadata._init_raw (expert_location.py:211)`):
+# what the paste shows next, never the rest of the message
+_CALL_TREE = re.compile(r"[\w.<>]+ \([\w./-]+\.py:\d+\)$")
 # faulthandler's header: its frames follow most recent first
 _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
 # native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),
@@ -663,7 +666,7 @@ class CrashParser:
                     tb.end = line_no
                     return
                 if tb.continuation < MAX_CONTINUATION and not new_crash and not _LOG_RECORD.match(stripped) \
-                        and not _COMMAND.match(stripped):
+                        and not _COMMAND.match(stripped) and not _CALL_TREE.match(stripped):
                     # (a CANN runtime line without its source location: `...[FUNC:GetError][FILE:stream.cc][LINE:1183]`)
                     tb.message.append(_CANN_SOURCE_RE.sub("", stripped) if CANN_RUNTIME_LINE.search(stripped) else stripped)
                     tb.continuation += 1

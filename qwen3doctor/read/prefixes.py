@@ -86,6 +86,10 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # vLLM / Python logging: "ERROR 05-05 12:36:59 [core.py:1138] ", "INFO 05-13 07:15:10 [importing.py:53] ",
     # "(Worker_TP4) ERROR [multiproc_executor.py:863] "
     ("vllm-level", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+(?:(?:\d{4}-)?\d\d-\d\d\s+[\d:.,]+\s+)?\[?[\w./-]+\.py:\d+\]\s?"),
+    # a level alone after a process tag, the record's time and source left out by the log's format:
+    # "(Worker_TP0) ERROR   File "vllm/v1/executor/multiproc_executor.py", line 1010, in worker_busy_loop"
+    # (only after a tag: a line of prose may start with the word)
+    ("vllm-level-bare", r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?=\S|  )"),
     # a vLLM record cut down to its source location by the paste: "[serving_chat.py:885] Traceback ..."
     ("vllm-loc", r"\[[\w./-]+\.py:\d+\]\s"),
     # glog: "W1027 20:05:15.052888 12345 file.cpp:125] "; torch's verbose logs add the compile frame's id: "V0223 ... [0/0] "
@@ -148,6 +152,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
                 continue
             if name == "compose" and not _compose_ok(rest, m):
                 continue
+            if name == "vllm-level-bare" and process is None:
+                continue
             proc = m.groupdict().get("proc")
             # (SGLang tags only a traceback's first line: inside a wrapper's tag, `(WorkerDict pid=1) [... TP0] `, the
             # wrapper's tag is the one every line of that traceback carries)
@@ -167,6 +173,8 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
                 record = "at " + m.group(0).strip()
             if name == "vllm-loc":
                 record = m.group(0).strip()[1:-1]  # (its level was cut off with the rest of the prefix)
+            if name == "vllm-level-bare":
+                record = m.group(0).strip()
             if name == "vllm-level":
                 head = m.group(0)
                 record = head.split(None, 1)[0] + " " + head[head.rfind("[") + 1:].split("]")[0] if "[" in head else head.strip()
@@ -322,6 +330,10 @@ def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, st
     ERROR ... [core.py:586] File "...", line 577, in run_engine_core ERROR ...`). A line holding FLAT_MIN_RECORDS or
     more record prefixes is cut before each of them; the pieces keep the line's number."""
     for n, t, why in lines:
+        if "^M" in t:
+            # carriage returns shown in caret notation (`cat -v`, a pager, some web views): each one ends a line
+            yield from unflattened((n, piece, why) for piece in t.split("^M") if piece.strip())
+            continue
         if t.lstrip().startswith('"') and (item := _json_item(t)) is not None:
             yield from ((n, piece, why) for piece in item.split("\n") if piece.strip())
             continue
@@ -497,6 +509,8 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
             return False
         if wide[-1:].islower() and _SENTENCE_START.match(rest):
             return False  # `... FP8 warmup` + `This kernel only supports sm120.`: a word, then a sentence of its own
+        if _WHOLE_FRAME.search(wide) and _CODE_LINE.match(rest):
+            return False  # `File "...", line 148, in is_moe_wna16_compatible` + its code line, both unindented
         if not wide[-1:].isalpha() and _LABEL_LINE.match(rest):
             return False
     for i in range(len(head) - 1):
@@ -518,7 +532,13 @@ def _goes_on(wide: str, following: str) -> bool:
 # (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`), a progress bar
 # (`Capturing CUDA graph shapes:   3%|▎ | 1/35`, `Loading safetensors checkpoint shards:  50% Completed | 2/4`)
 _OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)"
-                       r"|[\w./-]+: error: |usage: ")  # (argparse's own lines: `vllm: error: unrecognized arguments: ...`)
+                       r"|[\w./-]+: error: |usage: "  # (argparse's own lines: `vllm: error: unrecognized arguments: ...`)
+                       # a call tree's or a profiler's line: `ExpertLocationMetadata._init_raw (expert_location.py:211)`
+                       r"|[\w.<>]+ \([\w./-]+\.py:\d+\)\s*$")
+# a traceback's frame line that ends with its function's whole name, and a line of Python code (what such a frame line
+# is followed by when a paste lost its indentation)
+_WHOLE_FRAME = re.compile(r"File \"[^\"]+\", line \d+, in [A-Za-z_<][\w<>]*$")
+_CODE_LINE = re.compile(r"\s*(?:(?:return|raise|assert|await|yield|if|for|while|with|del)\b|[A-Za-z_][\w.\[\], ]*\s*(?:[-+*/|&]?=[^=]|\())")
 # a listing's `Label: value` line (`GPU 0: NVIDIA B200`, `PyTorch: 2.8.0+cu128`); after a line that ends in a letter it
 # may be the rest of a CamelCase name (`cudaErrorLaunch` + `Failure: ...`), so it is taken as a line of its own only
 # after a digit or punctuation (`... --port 8000` + `GPU 0: NVIDIA B200`)
