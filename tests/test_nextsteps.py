@@ -113,8 +113,9 @@ def test_an_npu_operator_wrapper_asks_for_the_cann_lines_above_it(catalog):
 
 
 def test_an_npu_operator_error_asks_for_the_cann_lines_and_the_npu(catalog):
-    line = ("RuntimeError: capture_end:torch_npu/csrc/core/npu/NPUGraph.cpp:171 NPU function error: "
-            "c10_npu::acl::AclmdlRICaptureEnd(capture_stream_, &model_ri), error code is 107025\n")
+    # (an error code no rule explains: capture_end's 107025 is ascend-aclgraph-capture-end-unjoined-stream's)
+    line = ("RuntimeError: capture_begin:torch_npu/csrc/core/npu/NPUGraph.cpp:120 NPU function error: "
+            "c10_npu::acl::AclmdlRICaptureBegin(capture_stream_, mode), error code is 107002\n")
     report = diagnose_text(line, catalog)
     assert report.environment.get("platform") == "npu"
     assert report.next_steps[0].startswith("The NPU error is reported above this line")

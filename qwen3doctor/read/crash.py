@@ -388,7 +388,12 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("compile", r"torch\._dynamo\.exc\.|torch\._inductor\.exc\.|InductorError|BackendCompilerFailed"),
     # any other CUDA runtime or library status (`CUDA error: operation not supported on this OS` is the runtime's)
     ("cuda-error", r"CUDA error: |\bcudaError\w+|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|CUresult error"),
-    ("unsupported-model", r"not supported|Unsupported|does not support|is not supported|not validated"),
+    # (a refusal about a model, its architecture, checkpoint, quantization, dtype or the hardware it runs on; not any
+    # "not supported": a tool-call parser's limit or Python's "object does not support item assignment")
+    ("unsupported-model", r"^(?=.*(?:\b[Mm]odels?\b|[Aa]rchitecture|ForCausalLM|ForConditionalGeneration|model_type|checkpoint|"
+                          r"[Qq]uantiz|dtype|\bGPU|[Dd]evice|[Pp]latform|[Bb]ackend|[Kk]ernel))"
+                          r"(?!.*object does not support item assignment)"
+                          r".*(?:not supported|Unsupported|does not support|is not supported|not validated)"),
     # (an attribute a module or a class of another component lacks; not a None or a plain value that reached code
     # expecting an object)
     ("version-mismatch", r"unrecognized arguments|invalid choice: |No module named|cannot import name|ImportError|"
