@@ -853,3 +853,16 @@ def test_lines_a_paste_ran_together_are_read_apart(catalog):
                       for line in TB.splitlines()) + "\n"
     c = primary(caret, catalog)
     assert c.functions == ("run_engine_core", "chunk_gated_delta_rule_fwd") and c.message == "chunk size 96 is not a power of two"
+
+
+def test_syslog_host_tags_and_c10_error_records_are_read(catalog):
+    """rsyslog's ISO-stamped `host tag[pid]: ` before a worker's record is peeled (the traceback keeps its frames and
+    message); c10's error-level record (`[rank0]:[E1201 ...] SelfAttentionOperation setup failed!`) is a crash line."""
+    stamp = "2026-01-14T10:01:02.123456+00:00 gpu-node-3 vllm-omni[378]: (StageEngineCoreProc pid=378) ERROR 01-14 10:01:02 [core.py:170] "
+    c = primary("".join(stamp + line + "\n" for line in TB.splitlines()), catalog)
+    assert c.exception_type == "ValueError" and c.message == "chunk size 96 is not a power of two"
+    assert c.functions == ("run_engine_core", "chunk_gated_delta_rule_fwd")
+    atb = "[rank0]:[E1201 06:31:02.635822600 compiler_depend.ts:444] SelfAttentionOperation setup failed!\n"
+    assert primary(atb, catalog).message == "SelfAttentionOperation setup failed!"
+    # (a warning-level c10 record is no crash)
+    assert not crashes("[rank0]:[W1201 06:31:02.635822600 ProcessGroupNCCL.cpp:1000] Guessing device ID based on global rank\n", catalog)

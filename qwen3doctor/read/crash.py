@@ -440,6 +440,12 @@ _RAISE = re.compile(r"raise\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)\b")
 _GUESSES = re.compile(r"(?:There are some|Some common) (?:potential )?(?:root )?causes?\b.*", re.S)
 
 
+def _error_record(record: str) -> bool:
+    """A logging record at error level: Python logging's, c10's (`E` in `[rank0]:[E1201 06:31:02.63 file.ts:444] `) or
+    a native library's glog record (`E` / `F`)."""
+    return record.startswith(("ERROR", "CRITICAL", "E ", "F ", "glog E", "glog F"))
+
+
 def classify(exception_type: str | None, message: str) -> str:
     text = f"{exception_type or ''}: {_GUESSES.sub('', message)}"
     for name, pattern in _CLASS_RES:
@@ -569,7 +575,7 @@ class CrashParser:
                 and before[1].lstrip().startswith('"message"'):
             text = f"{before[1].strip()} {text.strip()}"  # a pretty-printed error response, read as its one-line form
         if tb is None and not _QUICK.search(text):
-            if record is not None and record.startswith(("ERROR", "CRITICAL")) and text.strip():
+            if record is not None and _error_record(record) and text.strip():
                 self._record(line_no, process, text.strip(), record)
             return
         stripped = text.strip()
@@ -784,8 +790,7 @@ class CrashParser:
             elif _BATCH_DUMP.search(text) and self._crashes and self._crashes[-1].role == "fragment" \
                     and self._crashes[-1].process == process and self._crashes[-1].last_line == line_no - 1:
                 self._crashes[-1] = replace(self._crashes[-1], last_line=line_no)  # the dump's next line
-            elif record is not None and (record.startswith(("ERROR", "CRITICAL"))
-                                         or record == "NCCL WARN" and _NCCL_FAILURE.search(text)):
+            elif record is not None and (_error_record(record) or record == "NCCL WARN" and _NCCL_FAILURE.search(text)):
                 self._record(line_no, process, text, record)
             return
         body = m.group("m")

@@ -55,6 +55,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("timestamp-cut", r"\d{1,3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:\s?[:|] ?|\s+- |\s+)"),
     # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
     ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|\d{1,2}月) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
+    # syslog's host and tag after an ISO timestamp (rsyslog's RFC 3339 format, a journal export):
+    # "2026-01-14T10:01:02.123456+00:00 gpu-node-3 vllm-omni[378]: " (the timestamp peeled first)
+    ("syslog-host", r"[A-Za-z][\w.-]* [\w.@/-]+\[\d+\]: "),
     # the kernel's ring buffer (dmesg): "[123456.789012] ", "[  +0.000012] " (dmesg -T keeps the date in the bracket)
     ("dmesg", r"\[\s*\+?\d+\.\d{6}\]\s?"),
     # loguru's default format after its timestamp: "WARNING  | models.demos.qwen3_vl.generator:prefill_forward:188 - "
