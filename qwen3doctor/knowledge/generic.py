@@ -26,6 +26,8 @@ GENERIC_MESSAGES = (
     # ROCm's runtime line for a faulting kernel, whichever kernel it was
     "Memory access fault by GPU node-2 (Agent handle: 0x5581d2a0) on address 0x7f1c2a400000. Reason: Unknown.",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
+    # torch_npu's words for the same, whatever allocation ran out (start-up or serving, KV cache or activations)
+    "RuntimeError: NPU out of memory. Tried to allocate 1.25 GiB (NPU 0; 60.97 GiB total capacity; 61.10 GiB already allocated)",
     "NCCL error: unhandled system error",
     "NCCL error: unhandled cuda error",
     "Engine core initialization failed. See root cause above.",
