@@ -6,6 +6,7 @@ from qwen3doctor.knowledge.catalog import load_catalog
 
 from qwen3doctor.knowledge.discover import rule_dirs
 from qwen3doctor.tools.ruletools import ReportCache, lint, rule_tests, run_test, untested_alternatives
+from test_catalog import GOOD
 
 CATALOG = load_catalog(rule_dirs())
 CACHE = ReportCache(CATALOG)
@@ -80,21 +81,9 @@ tests:
     assert len(problems) == 1 and "'2080'" in problems[0] and "supports.log" in problems[0]
 
 
-STORED_RULE = """\
-title: Marlin tile size
-status: likely
-references: [vllm#99999902]
-match:
-  message: ['size_n = \\d+ is not divisible']
-cause: Something specific.
-fixes:
-  - title: Do the thing
-    command: vllm serve {model} {serve_args}
-    cost: none
-tests:
-  match: [{text: "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64"}, ../paste.log]
-  no_match: [{text: "RuntimeError: CUDA error: an illegal memory access was encountered"}]
-"""
+# the test catalog's good rule, with a second must-match log read from a file
+STORED_RULE = GOOD.replace('  match: [{text: "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64"}]',
+                           '  match: [{text: "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64"}, ../paste.log]')
 
 
 def test_rules_test_reads_unchanged_reports_back_and_diagnoses_again_after_any_edit(tmp_path, monkeypatch):
@@ -105,7 +94,7 @@ def test_rules_test_reads_unchanged_reports_back_and_diagnoses_again_after_any_e
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("QWEN3DOCTOR_NO_CACHE", raising=False)
     (tmp_path / "rules" / "vllm").mkdir(parents=True)
-    rule = tmp_path / "rules" / "vllm" / "marlin-tile.yaml"
+    rule = tmp_path / "rules" / "vllm" / "x.yaml"
     rule.write_text(STORED_RULE, encoding="utf-8")
     paste = tmp_path / "rules" / "paste.log"
     paste.write_text("RuntimeError: size_n = 2736 is not divisible by tile_n_size = 64\n", encoding="utf-8")
@@ -126,7 +115,7 @@ def test_rules_test_reads_unchanged_reports_back_and_diagnoses_again_after_any_e
     assert run() == ([True, True, True], 0)
     paste.write_text("RuntimeError: CUDA error: an illegal memory access was encountered\n", encoding="utf-8")
     assert run() == ([True, False, True], 1)  # only the edited log, and its new report fails
-    rule.write_text(STORED_RULE.replace("Marlin tile size", "Marlin tile width"), encoding="utf-8")
+    rule.write_text(STORED_RULE.replace("A test rule", "A best rule"), encoding="utf-8")
     assert run() == ([True, False, True], 3)  # a new fingerprint: every log again
     for store in (tmp_path / "cache" / "qwen3doctor").glob("ruletests-*.pickle.gz"):
         store.write_bytes(b"not a store")
