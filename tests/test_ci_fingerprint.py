@@ -78,3 +78,10 @@ def test_different_crashes_differ(catalog):
     assert fp_of(LOG.replace("ValueError", "IndexError"), catalog).id != base
     assert fp_of(LOG.replace("_frobnicate_block_table", "_swizzle_block_table"), catalog).id != base
     assert fp_of(LOG.replace("could not broadcast", "cannot reshape"), catalog).id != base
+
+
+def test_a_host_redacted_address_keeps_the_template():
+    from qwen3doctor.judge.fingerprint import template
+
+    original = "Failed to connect to target: 172.16.100.99:25389, status: 103900"
+    assert template(original) == template("Failed to connect to target: <ip>:25389, status: 103900")

@@ -80,6 +80,7 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:chatcmpl|cmpl|req|request|embd|batch)[-_][A-Za-z0-9\-_]{4,}"), "<id>"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
     (re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?![\w.])"), "<ip>"),
+    (re.compile(r"<ip>:\d+\b"), "<ip>"),  # (an address a redacted copy already masked keeps its port: the same hole)
     # absolute or home paths, and relative ones with at least one folder (a/b.py, Qwen/Qwen3-8B)
     (re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\][^\s'\",:;()\[\]{}]+|\b[\w.\-]+/[\w.\-/<>]*[\w\->]"), "<path>"),
     (re.compile(r"\b[0-9a-f]{12,}\b"), "<id>"),  # hashes, long hex ids
