@@ -87,7 +87,6 @@ class MatchIndex:
         self.by_anchor: dict[tuple[str, bool], set[str]] = {}
         self.always: set[str] = set()  # a clause that may hit whatever the log holds (no anchor, the import step)
         self.by_message: set[str] = set()  # may hit on a pasted fragment or a message cut short
-        self.kinds: dict[str, tuple[frozenset[str], ...]] = {}  # each alternative's clause kinds
         self.by_kinds: dict[tuple[frozenset[str], ...], list[str]] = {}  # the rules whose alternatives hold these kinds
         # the same for every clause, `match` or `supports`: a rule none of whose clauses may hit is silent
         self.any_by_anchor: dict[tuple[str, bool], set[str]] = {}
@@ -95,7 +94,6 @@ class MatchIndex:
         self.any_by_message: set[str] = set()
         self._open: dict[frozenset[str], frozenset[str]] = {}
         for rule in catalog.rules.values():
-            self.kinds[rule.id] = rule.match_kinds
             self.by_kinds.setdefault(rule.match_kinds, []).append(rule.id)
             if rule.match_anchors is None:
                 self.always.add(rule.id)
@@ -172,7 +170,7 @@ class Haystack:
                          else ())
         # (by the clause's id: the catalog holds every clause for longer than a log's haystack lives)
         self._may: dict[int, bool] = {}
-        self._out_by_kinds: dict[tuple[frozenset[str], ...], bool] = {}
+        self._misses = frozenset(kind for kind, state in self.absent.items() if state == MISS)
         self._index = index
         messages_open = bool(self.excerpts or self.cut_ends)
         self._touched = index.touched(self.present, messages_open) if index is not None else None
@@ -184,7 +182,7 @@ class Haystack:
         index = self._index
         if index is None:
             return [rule for rule in rules if not self.rules_out(rule)]
-        kept = index.open_rules(frozenset(kind for kind, state in self.absent.items() if state == MISS))
+        kept = index.open_rules(self._misses)
         touched = self._touched
         return [rule for rule in rules if rule.id in kept or rule.id in touched and not self.rules_out(rule)]
 
@@ -197,12 +195,8 @@ class Haystack:
         absent, known, may_hit = self.absent, self._may, self._may_hit
         if self._touched is not None and rule.id not in self._touched:
             # no `match` clause may hit: an alternative misses when it holds a clause of a kind that then misses (the
-            # same for every rule whose alternatives hold the same kinds: decided once per log)
-            kinds = self._index.kinds[rule.id]
-            out = self._out_by_kinds.get(kinds)
-            if out is None:
-                out = self._out_by_kinds[kinds] = all(any(absent[kind] == MISS for kind in ks) for ks in kinds)
-            return out
+            # same for every rule whose alternatives hold the same kinds: the index decides it per set of such kinds)
+            return rule.id not in self._index.open_rules(self._misses)
         for alt in rule.match:
             for cl in alt:
                 if absent[cl.kind] == MISS:
