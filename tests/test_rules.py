@@ -81,6 +81,33 @@ tests:
     assert len(problems) == 1 and "'2080'" in problems[0] and "supports.log" in problems[0]
 
 
+def test_lint_wants_families_on_a_rule_about_another_model(tmp_path):
+    # without `families: [other]`, a rule keyed on a Gemma model name was listed as a risk of a Qwen3 launch
+    from qwen3doctor.knowledge.catalog import load_catalog
+
+    (tmp_path / "vllm").mkdir()
+    body = """title: Gemma breaks
+status: likely
+references: [vllm#99999902]
+{families}match:
+  - message: ['gemma went wrong']
+when:
+  env: {{model: '(?i)gemma-?4'}}
+cause: x
+fixes:
+  - title: upgrade
+    command: ""
+    cost: none
+tests:
+  match: []
+"""
+    (tmp_path / "vllm" / "gemma-breaks.yaml").write_text(body.format(families=""), encoding="utf-8")
+    problems = [p for p in lint(load_catalog([tmp_path], cache=False, strict=False)) if "families: when" in p]
+    assert len(problems) == 1 and "gemma-breaks.yaml" in problems[0]
+    (tmp_path / "vllm" / "gemma-breaks.yaml").write_text(body.format(families="families: [other]\n"), encoding="utf-8")
+    assert not [p for p in lint(load_catalog([tmp_path], cache=False, strict=False)) if "families: when" in p]
+
+
 # the test catalog's good rule, with a second must-match log read from a file
 STORED_RULE = GOOD.replace('  match: [{text: "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64"}]',
                            '  match: [{text: "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64"}, ../paste.log]')

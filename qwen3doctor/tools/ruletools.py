@@ -10,9 +10,10 @@ import pickle
 import re
 import sys
 import zlib
-
 from dataclasses import dataclass
 from pathlib import Path
+
+import regex
 
 from ..knowledge.catalog import Catalog
 from ..knowledge.generic import STATISTICS_LINES
@@ -341,6 +342,12 @@ def lint(catalog: Catalog) -> list[str]:
             refs[first] = rule.id
         if not rule.match and not rule.when and not rule.families:
             problems.append(f"{rule.path}: match: a rule with no match clauses needs when conditions or families")
+        model = ((rule.raw_when.get("env") or {}) if isinstance(rule.raw_when.get("env"), dict) else {}).get("model")
+        if isinstance(model, str) and not rule.families and not any(
+                regex.search(model, qwen) for qwen in ("Qwen/Qwen3-8B", "Qwen3.5-27B", "/models/qwen3-30b-a3b")):
+            # (a rule about another model that names no families is met by a Qwen3 log whose model is known)
+            problems.append(f"{rule.path}: families: when.env.model names a model that is not Qwen3: "
+                            "add `families: [other]`")
         problems.extend(traffic_matches(rule))
     problems += release_problems(catalog)[0]
     return problems
