@@ -565,3 +565,26 @@ def test_a_death_before_start_up_finished_rules_out_a_cause_only_requests_meet(c
            "(EngineCore_DP0 pid=7291) ERROR 10-23 08:05:13 [core.py:708] RuntimeError: Worker failed with error 'CUDA "
            "error: out of memory', please check the stack trace above for the root cause\n")
     assert "vllm-prompt-logprobs-oom" not in [f.rule_id for f in diagnose_text(log, catalog).findings]
+
+
+def test_a_message_two_rules_key_on_does_not_stand_in_for_the_clause_that_tells_them_apart(catalog):
+    # a reload after sleep and an RL trainer's weight sync both end in this AttributeError; the one-line paste lacks
+    # the frames (reload_weights) and the sync lines that decide between them
+    report = diagnose_text("AttributeError: 'Parameter' object has no attribute 'weight_loader'\n", catalog)
+    top = report.findings[0]
+    assert top.rule_id == "reload-weights-quantized-kernel-format" and top.confidence == "low"
+    assert any("rl-moe-expert-reload-kernel-layout" in note for note in top.notes)
+    # with the frames that decide it, the same message is a claim again
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 301, in reload_weights\n'
+           "    self.model_runner.reload_weights()\n"
+           "AttributeError: 'Parameter' object has no attribute 'weight_loader'\n")
+    top = diagnose_text(log, catalog).findings[0]
+    assert top.rule_id == "reload-weights-quantized-kernel-format" and top.confidence != "low"
+
+
+def test_a_message_only_one_rule_keys_on_still_stands_in(catalog):
+    log = ("ValueError: The decoder prompt (length 41234) is longer than the maximum model length of 32768. Make sure "
+           "that `max_model_len` is no smaller than the number of text tokens.\n")
+    top = diagnose_text(log, catalog).findings[0]
+    assert top.rule_id == "input-exceeds-context-length" and top.confidence == "medium"

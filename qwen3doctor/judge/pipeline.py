@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
 from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, prose_crash
-from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits
+from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits, when_states
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import DIED_SERVING, SERVING, later, phase_of, phase_of_frames, stopped_in
@@ -393,9 +393,60 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
             warnings.append(str(exc))
             continue
         finding = score(rm, scan)
+        if finding is not None and finding.confidence != "low" and any(ev.state == "unknown" for ev in rm.match):
+            finding = _shared_stand_in(finding, scan, catalog)
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+STAND_IN_NOTE = ("{others} {verb} on the same message, and the clause that tells them apart is not in the log: a "
+                 "candidate, not a claim")
+GATES = ("when.engine", "when.family", "when.platform")
+
+
+def _shared_stand_in(finding, scan: Scan, catalog: Catalog):
+    """A finding whose rule needs a clause the paste cut off (the frames of a one-line paste) and has it stood in for
+    by its crash message: unless another rule, which the log's engine, family and platform do not rule out, keys on
+    that same message too (`'Parameter' object has no attribute 'weight_loader'` of a reload after sleep, and of an RL
+    trainer's weight sync): then the message cannot tell them apart, and the finding is a low candidate. (Keying on
+    the same message: a pattern that matches the crash and whose own words hold this rule's, or are held in them; a
+    broad `'\\w+' object has no attribute '\\w+'` beside another clause keys on no message at all.)"""
+    rule = catalog.rules[finding.rule_id]
+    texts = [f"{c.exception_type}: {c.message}" if c.exception_type else c.message
+             for c in scan.crashes[:5] if c.role != "wrapper" and c.message]
+    own = {(t, words) for alt in rule.match for clause in alt if clause.kind == "message"
+           for t in texts for words in _matching_words(clause, t)}
+    if not own:
+        return finding
+    others = []
+    for other, clause in catalog.clauses(("message",)):
+        if other.id == rule.id or other.id in others or not any(clause in alt for alt in other.match):
+            continue
+        if not any(mine in theirs or theirs in mine for t, mine in own for theirs in _matching_words(clause, t)):
+            continue
+        if any(ev.clause in GATES and ev.state == "miss" for ev in when_states(other, scan)):
+            continue
+        others.append(other.id)
+    if not others:
+        return finding
+    return replace(finding, confidence="low", notes=finding.notes + (
+        STAND_IN_NOTE.format(others=", ".join(others[:3]), verb="key" if len(others) > 1 else "also keys"),))
+
+
+def _matching_words(clause, text: str) -> list[str]:
+    """The own words (fragment_literals) of the clause's non-generic patterns that match the text."""
+    words = dict(fragment_literals(clause, 8, 1))
+    out = []
+    for pattern, source in candidates(clause, text, text.lower()):
+        if source in clause.generic_sources or source not in words:
+            continue
+        try:
+            if pattern.search(text, timeout=PATTERN_TIMEOUT):
+                out.append(words[source])
+        except TimeoutError:
+            continue
+    return out
 
 
 def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
