@@ -312,3 +312,18 @@ def test_a_device_error_the_worker_wrapper_quotes_is_a_cause_of_its_own():
            "reported at some other API call, so the stacktrace below might be incorrect.\n")
     causes = embedded_causes(parse(log))
     assert any(c.message.startswith("CUDA error: out of memory") for c in causes), [c.message for c in causes]
+
+
+
+def test_a_collective_watchdogs_abort_is_the_collectives_not_a_segfault():
+    # torch ends the process with `terminate called ...` when a process group's watchdog sees its library fail:
+    # Ascend's HCCL as NVIDIA's NCCL; the CUDA fault it quotes still names its own class
+    hccl = parse("terminate called after throwing an instance of 'c10::Error'\n"
+                 "  what():  [Rank 3] HCCL watchdog thread terminated with exception: The Inner error is reported as "
+                 "above. The process exits for this inner error, and the current working operator name is HcclAllreduce.\n")
+    ima = parse("terminate called after throwing an instance of 'c10::DistBackendError'\n"
+                "  what():  [PG ID 2 PG GUID 3 Rank 1] Process group watchdog thread terminated with exception: CUDA "
+                "error: an illegal memory access was encountered\n")
+    plain = parse("terminate called after throwing an instance of 'std::runtime_error'\n"
+                  "  what():  vector::_M_range_check\n")
+    assert [c.crash_class for c in hccl + ima + plain] == ["nccl", "illegal-memory-access", "segfault"]

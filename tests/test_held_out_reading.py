@@ -242,6 +242,37 @@ def test_a_launchers_record_of_the_vllm_arguments_is_the_serve_command(catalog):
     assert env.get("model") == "/data/cache/Qwen/Qwen3-4B" and "--enable-reasoning" in env.flags
 
 
+def test_the_launchers_lower_case_record_is_read_without_a_model_name_to_select_it(catalog):
+    # another GPUStack release logs "Run vllm with arguments", and this model path names no Qwen3 to select the line
+    log = ("gpustack.worker.backends.vllm - INFO - Starting vllm server\n"
+           "gpustack.worker.backends.vllm - DEBUG - Run vllm with arguments: serve /data/models/chat-a --max-model-len "
+           "8192 --tensor-parallel-size 2 --host 0.0.0.0 --port 40032 --served-model-name chat-a\n"
+           "gpustack.worker.backends.vllm - ERROR - Failed to run the vllm server: exit code 1\n")
+    env = diagnose_text(log, catalog).environment
+    assert env.get("model") == "/data/models/chat-a" and env.get("tp") == 2 and "--tensor-parallel-size" in env.flags
+
+
+def test_an_argparse_refusal_names_the_program_not_a_serve_command(catalog):
+    # `vllm serve: error: ...` is argparse naming its program: no serve command, no `--tool-call-parser:` flag, and
+    # the choices it lists (`llama3_json`) are no model of another family; the program still says which engine
+    log = ("usage: vllm serve [model_tag] [options]\n"
+           "vllm serve: error: argument --tool-call-parser: invalid choice: 'qwen3_xml' (choose from 'deepseek_v3', "
+           "'hermes', 'llama3_json', 'mistral', 'pythonic')\n")
+    report = diagnose_text(log, catalog)
+    env = report.environment
+    assert env.get("serve_command") is None and not env.flags and env.get("family") is None
+    assert env.get("engine") == "vllm"
+    assert report.findings[0].rule_id == "tool-call-parser-name-not-registered"
+
+
+def test_sglangs_launch_server_usage_is_sglangs(catalog):
+    log = ("usage: launch_server.py [-h] --model-path MODEL_PATH [--tokenizer-path TOKENIZER_PATH]\n"
+           "                        [--host HOST] [--port PORT]\n"
+           "launch_server.py: error: argument --tool-call-parser: invalid choice: 'qwen3_coder' (choose from 'qwen25', "
+           "'mistral', 'llama3', 'deepseekv3', 'pythonic')\n")
+    assert diagnose_text(log, catalog).environment.get("engine") == "sglang"
+
+
 def test_an_npu_core_fault_is_the_crash_and_the_queue_giving_up_is_its_symptom(catalog):
     log = ("        The error from device(chipId:4, dieId:0), serial number is 2, there is an exception of aivec error, "
            "core id is 44, error code = 0, dump info: pc start: 0x12c08124de50\n"
@@ -1263,3 +1294,32 @@ def test_sglangs_amd_only_attention_backends_are_a_sign_of_rocm(catalog):
     assert env_of("python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-35B-A3B --attention-backend=wave").get(
         "platform") == "rocm"
     assert env_of("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend triton").get("platform") != "rocm"
+
+
+WARNED = """\
+INFO 08-01 10:00:01 [__init__.py:239] Automatically detected platform cuda.
+WARNING 08-01 10:00:05 [utils.py:190] Failed to load the chat template; falling back to the default
+WARNING 08-01 10:00:05 [utils.py:190] Traceback (most recent call last):
+WARNING 08-01 10:00:05 [utils.py:190]   File "/usr/lib/python3/dist-packages/vllm/transformers_utils/tokenizer.py", line 88, in get_chat_template
+WARNING 08-01 10:00:05 [utils.py:190]     return load_template(path)
+WARNING 08-01 10:00:05 [utils.py:190] FileNotFoundError: [Errno 2] No such file or directory: '/models/q/chat_template.jinja'
+INFO 08-01 10:00:30 [gpu_model_runner.py:1700] Model loading took 15.2 GiB and 20.1 seconds
+"""
+
+
+def test_a_traceback_logged_as_a_warning_is_no_crash(catalog):
+    report = diagnose_text(WARNED, catalog)
+    assert report.crashes == () and report.verdict.value == "no-crash"
+
+
+def test_a_warning_traceback_does_not_hide_the_error_that_follows(catalog):
+    died = WARNED + """\
+ERROR 08-01 10:00:40 [core.py:515] EngineCore failed to start.
+ERROR 08-01 10:00:40 [core.py:515] Traceback (most recent call last):
+ERROR 08-01 10:00:40 [core.py:515]   File "/usr/lib/python3/dist-packages/vllm/v1/engine/core.py", line 506, in run_engine_core
+ERROR 08-01 10:00:40 [core.py:515]     engine_core = EngineCoreProc(*args, **kwargs)
+ERROR 08-01 10:00:40 [core.py:515] ValueError: No available memory for the cache blocks.
+"""
+    crashes = diagnose_text(died, catalog).crashes
+    assert (crashes[0].exception_type, crashes[0].role) == ("ValueError", "primary")
+    assert [c.role for c in crashes if c.exception_type == "FileNotFoundError"] == ["consequence"]

@@ -286,3 +286,10 @@ def test_an_llvm_unreachable_abort_is_a_crash(catalog):
              "Aborted (core dumped)\n")
     report = diagnose_text(paste, catalog)
     assert report.verdict.value != "no-crash" and "UNREACHABLE executed" in report.crash.message
+
+
+def test_a_line_set_as_inline_code_is_read_without_its_backticks(catalog):
+    log = ("`ValueError: The decoder prompt (length 41234) is longer than the maximum model length of 32768. Make sure "
+           "that `max_model_len` is no smaller than the number of text tokens.`\n")
+    crash = diagnose_text(log, catalog).crash
+    assert crash.exception_type == "ValueError" and crash.message.endswith("number of text tokens.")

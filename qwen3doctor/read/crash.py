@@ -371,7 +371,9 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible|"
                         r"is not defined for option 'gpu-name'"),
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
-    ("nccl", r"NCCL|nccl|ProcessGroup|gloo|TCPStore|c10d"),
+    # (the collective libraries and their watchdogs: NCCL, Ascend's HCCL, gloo; torch's process-group watchdog that
+    # ends the process with `terminate called ...` is theirs, not a segfault)
+    ("nccl", r"NCCL|nccl|HCCL|hccl|ProcessGroup|[Pp]rocess group watchdog|gloo|TCPStore|c10d"),
     ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
     ("segfault", r"Segmentation fault|Segfault encountered|SIGSEGV|SIGFPE|Floating point exception|Fatal Python error|core dumped|terminate called|corrupted size vs|"
                  r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
@@ -532,6 +534,8 @@ class CrashParser:
         self._carry: dict[str | None, str] = {}  # the first half of a hard-wrapped frame line
         self._before: dict[str | None, tuple[int, str]] = {}  # each stream's last line
         self._records: list[Crash] = []  # ERROR-level records: crash evidence when nothing else is
+        # tracebacks logged whole at WARNING / INFO / DEBUG level: what the server caught and went on with
+        self._handled: list[Crash] = []
         self._record_key: str | None = None  # the logging call the last of them came from
         self._steps = [0, 0]  # line numbers seen going down, up: a newest-first export is read last line first
         self._raised: dict[str | None, tuple[int, str]] = {}  # a quoted `raise X(` line not yet followed by X's line
@@ -924,6 +928,12 @@ class CrashParser:
             cut_short=bool(message) and bool(ELLIPSIS.search(message) or at_end and MID_LINE.search(message)),
             assertion=_assertion(tb, message),
         )
+        if tb.exc_type and tb.record is not None and tb.record.startswith(QUIET_LEVELS) and tb.headed:
+            # a traceback the server logged as a warning (`logger.warning(..., exc_info=True)`) and went on: what it
+            # caught, not what stopped it (kept aside: see finish)
+            if len(self._handled) < MAX_CRASHES:
+                self._handled.append(crash)
+            return
         self._add(crash)
 
     def _add(self, crash: Crash) -> None:
@@ -976,7 +986,12 @@ class CrashParser:
             # (vLLM V0 logs the exception's str() as an ERROR record, then its traceback)
             for crash in self._records:
                 self._add(crash)
-        return order(embedded_causes(self._crashes), reading_backwards=self._steps[0] > self._steps[1])
+        ordered = order(embedded_causes(self._crashes), reading_backwards=self._steps[0] > self._steps[1])
+        if ordered:
+            # beside a crash, what the server caught before it is evidence about the same run (a warm-up that failed
+            # the way the model then dies), never the crash itself; alone, it is no crash at all
+            ordered += [replace(c, role="consequence") for c in self._handled]
+        return ordered
 
 
 _MASK = re.compile(r"0x[0-9a-fA-F]+|\d+")

@@ -160,8 +160,9 @@ _SERVE = re.compile(
 # (the image's entrypoint is `vllm serve`: what follows the image is its arguments, the model first when it is given
 # as a positional, `vllm/vllm-openai:v0.28.0 /models/X --tensor-parallel-size 8`)
 _DOCKER_VLLM = re.compile(r"docker run .*vllm/vllm-openai\S*\s+(?P<args>(?:[^\s-]\S*\s+)?--.*)")
-# a launcher that logs the arguments it hands the vllm CLI (GPUStack: `Run vLLM with arguments: serve /data/... --flag`)
-_LAUNCHER_ARGS = re.compile(r"Run vLLM with arguments: serve (?P<args>.+)")
+# a launcher that logs the arguments it hands the vllm CLI (GPUStack: `Run vLLM with arguments: serve /data/... --flag`,
+# `Run vllm with arguments: serve ...` in other releases)
+_LAUNCHER_ARGS = re.compile(r"Run (?:vLLM|vllm) with arguments: serve (?P<args>.+)")
 _YAML_SETTING = re.compile(rf"^\s*-?\s*(?P<key>{_SIZE_KEYS}|tp_size|quantization|kv_cache_dtype):\s*(?P<value>[\w.-]+)\s*$")
 # one string of a JSON list spread over lines, as `docker inspect` prints a container's `"Args": [`
 _JSON_ITEM = re.compile(r'^\s*"(?P<item>[^"\\]*)",?\s*$')
@@ -186,6 +187,10 @@ _OTHER_MODEL = re.compile(r"(?i)(?<![\w./-])(?:deepseek-ai/|meta-llama/|mistrala
                           r"MiniMaxAI/|microsoft/|ibm-granite/|OpenGVLab/|baidu/)?(?P<m>(?:DeepSeek-(?:V\d|R\d|OCR)|"
                           r"(?:Meta-)?Llama-?\d|gpt-oss-\d+b|Kimi-(?:K\d|VL|Linear)|GLM-\d|MiniMax-M\d|Mistral-|Mixtral-|"
                           r"Ministral-|Devstral-|Magistral-|gemma-?\d|Phi-\d|Nemotron|granite-\d|InternVL\d|ERNIE-\d)[\w.-]*)")
+# argparse's refusal names the program, not a command line: `vllm serve: error: argument --tool-call-parser: invalid
+# choice: 'x' (choose from 'hermes', 'llama3_json', ...)` (its choices are no model either)
+_ARGPARSE_ERROR = re.compile(r"\s*[\w./-]+(?: serve)?: error: ")
+_ARGPARSE_PROG = re.compile(r"\s*(?:usage: )?(?P<prog>vllm(?: serve)?|(?:sglang\.)?launch_server(?:\.py)?)(?:: error: | \[)")
 # a model named in prose with its size apart (`Qwen3 235B`, `Qwen3.5 397B A17B`)
 _MODEL_PROSE = re.compile(r"(?<![\w./-])Qwen3(?:\.\d)?(?:-[A-Za-z]+)? \d+(?:\.\d+)?B(?: A\d+B)?(?![\w.-])")
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`
@@ -575,7 +580,7 @@ class EnvCollector:
                 return
             text = flat
         m = _SERVE.search(text)
-        if m and not text.lstrip().startswith(("usage:", "File ")):
+        if m and not text.lstrip().startswith(("usage:", "File ")) and not _ARGPARSE_ERROR.match(text):
             cmd = m.group("cmd")
             opener = text[m.start("cmd") - 1: m.start("cmd")]
             # a launcher's record of its argument list (`arguments: [vllm serve ... --port 40021]`), a shell's quoted
@@ -594,6 +599,9 @@ class EnvCollector:
                 self.vote_engine("vllm", 3)
                 args = re.sub(r"--model_id[ =]", "--model ", k.group("args")).replace("--backend vllm", "").replace("--backend=vllm", "")
                 self._take_command("vllm serve " + args, P_COMMAND)
+        prog = _ARGPARSE_PROG.match(text) if "usage: " in text or ": error: " in text else None
+        if prog:  # the program argparse names: `vllm serve` / `vllm` is vLLM's CLI, `launch_server.py` SGLang's module
+            self.vote_engine("sglang" if "launch_server" in prog.group("prog") else "vllm", 3)
         if "swift " in text and "--vllm_" in text:
             self._swift(text)
         if "_" in text and ("SGLANG_" in text or "VLLM_" in text):
@@ -668,7 +676,7 @@ class EnvCollector:
         prose = _MODEL_PROSE.search(text) if mid is None and "Qwen" in text and "model_mention" not in self._facts else None
         if prose:  # a size in prose, `Qwen3 235B RL training hangs`: the model it names, spelled as a model id is
             self.put("model_mention", prose.group(0).replace(" ", "-"), "log: model name mentioned", P_GUESS)
-        if mid is None and "other_model_mention" not in self._facts:
+        if mid is None and "other_model_mention" not in self._facts and "(choose from " not in text:
             other = _OTHER_MODEL.search(text)
             if other and vocab.family_of_model(other.group("m")) == vocab.OTHER:
                 self.put("other_model_mention", other.group("m"), "log: another family's model named", P_GUESS)

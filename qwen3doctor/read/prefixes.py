@@ -117,6 +117,11 @@ def peel(line: str) -> tuple[str | None, str]:
 _RAY_SUFFIX = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 
 
+# what a line set as inline code must start like to be unwrapped: an exception, a crash line, a log record
+_CODE_SPAN_LINE = re.compile(r"[\w.]+(?:Error|Exception|Warning|Interrupt|Exit)\b|[A-Z]+ \d\d-\d\d |\[\d{4}-\d\d-\d\d |"
+                             r"RuntimeError|CUDA error|Traceback \(")
+
+
 def peel_record(line: str) -> tuple[str | None, str, str | None]:
     """(process, text, record): `record` names the logging call a line came from (level and source location,
     `ERROR core.py:1138`) when its prefix says so; lines of one multi-line message share it."""
@@ -135,6 +140,9 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
         rest = _logfmt_msg(rest)
     if rest.startswith("**") and rest.endswith("**") and len(rest) > 4 and "*" not in (rest[2], rest[-3]):
         rest = rest[2:-2]  # a line a reporter set in bold (Markdown); not abseil's `*** SIGABRT received ... ***`
+    if rest.startswith("`") and rest.endswith("`") and len(rest) > 2 and rest[1] != "`" and rest.count("`") % 2 == 0 \
+            and _CODE_SPAN_LINE.match(rest[1:-1]):
+        rest = rest[1:-1]  # a whole line set as inline code (Markdown): `ValueError: ... `max_model_len` ...`
     if rest.endswith("cluster]") and "[repeated" in rest:
         rest = _RAY_SUFFIX.sub("", rest)
     if rest[:1].isspace():
