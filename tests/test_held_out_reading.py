@@ -1323,3 +1323,32 @@ ERROR 08-01 10:00:40 [core.py:515] ValueError: No available memory for the cache
     crashes = diagnose_text(died, catalog).crashes
     assert (crashes[0].exception_type, crashes[0].role) == ("ValueError", "primary")
     assert [c.role for c in crashes if c.exception_type == "FileNotFoundError"] == ["consequence"]
+
+
+CUT_AT_ENGINE_START = (
+    "$ vllm serve /data/models/Qwen3-VL-4B-Instruct --data-parallel-size 2\n" + records(
+        "(EngineCore_1 pid=4242) ERROR 10-17 14:16:06 [core.py:700] ",
+        "EngineCore failed to start.",
+        "Traceback (most recent call last):",
+        '  File "/opt/venv/lib/python3.11/site-packages/vllm/v1/engine/core.py", line 687, in run_engine_core',
+        "    engine_core = DPEngineCoreProc(*args, **kwargs)",
+        '  File "/opt/venv/lib/python3.11/site-packages/vllm/v1/engine/core.py", line 954, in __init__',
+        "    super().__init__(vllm_config, local_client, handshake_address,",
+        '  File "/opt/venv/lib/python3.11/site-packages/vllm/v1/engine/core.py", line 492, in __init__',
+        "{last}",
+    ))
+
+
+def test_a_cut_start_up_dated_to_releases_only_some_of_which_register_the_family(catalog):
+    # the frames' lines date it to vLLM 0.10.1-0.11.0 and only 0.11.0 registers Qwen3-VL: a low candidate that the
+    # version would confirm, never a claim
+    report = diagnose_text(CUT_AT_ENGINE_START.format(last="    super().__init__(vllm_config, executor_class, log_stats,"),
+                           catalog)
+    assert report.environment.get("engine_releases") == "0.10.1-0.11.0"
+    top = report.findings[0]
+    assert top.rule_id == "vllm-too-old-for-architecture" and top.confidence == "low"
+    assert "0.11.0 is the first that does" in top.evidence[0].text
+    # the same start-up with its exception line says what broke: the release window is no candidate then
+    said = diagnose_text(CUT_AT_ENGINE_START.format(last="ValueError: Invalid repository ID or local directory "
+                                                         "specified: '/data/models/Qwen3-VL-4B-Instruct'"), catalog)
+    assert "vllm-too-old-for-architecture" not in [f.rule_id for f in said.findings]

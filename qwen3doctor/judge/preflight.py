@@ -36,7 +36,7 @@ from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rul
 from .rank import SEEN, confirm_note, fixes_for, rank_key, score
 from .fingerprint import is_engine_file
 from ..versions import parse_version
-from ..read.phases import CAPTURING, SERVING, SIZING, phase_of, phase_of_frames, step_frames, step_of
+from ..read.phases import ARGUMENTS, CAPTURING, LOADING, SERVING, SIZING, phase_of, phase_of_frames, step_frames, step_of
 
 WARNING, POSSIBLE, NOTE = "warning", "possible", "note"
 LAUNCHERS = {
@@ -606,6 +606,13 @@ def unregistered_finding(scan: Scan, catalog: Catalog) -> Finding | None:
     from ..knowledge.releases.generic import family_alert
 
     alerts = [family_alert(engine, v, family) for v in versions]
+    if alerts[0] is not None and alerts[-1] is None and env.get("engine_version") is None \
+            and not any(c.said and c.role != "wrapper" for c in scan.crashes) \
+            and phase_of_frames(f.function for c in scan.crashes for f in c.frames) in (None, ARGUMENTS, LOADING) \
+            and not any(_RUNNING.match(f.function) for c in scan.crashes for f in c.frames):
+        # (only a crash that says nothing of its own, at start-up: a message the registry does not raise, or a
+        # traceback through the serving step, is another cause)
+        return _unregistered_in_part(scan, catalog, engine, family, versions)
     if any(a is None for a in alerts):
         return None
     found = unregistered_rule(env, catalog, versions[-1])
@@ -768,3 +775,45 @@ def support_alerts(command: str, scan: Scan, catalog: Catalog, seen: set[str]) -
 
 def _matches(source: str, text: str) -> bool:
     return safe_search(compile_pattern("log", source), text)
+
+
+# frames of a model that runs (a forward pass, a scheduler's loop): past the registry, which refuses the model first
+_RUNNING = re.compile(r"_?forward\w*|\w*event_loop\w*|run_batch|_?execute_model|_model_forward|step")
+
+
+def _unregistered_in_part(scan: Scan, catalog: Catalog, engine: str, family: str, window: list[str]) -> Finding | None:
+    """A crash with no version in the log, whose traceback's functions exist in releases of which the older ones
+    register no architecture of the model's family (Qwen3-VL on a traceback of vLLM 0.10.1-0.11.0, which only 0.11.0
+    registers): the model cannot load on those, so the same cause is a low candidate, confirmed by the version. Made
+    only for a traceback cut above its exception that the log does not explain otherwise: a rule with evidence of its
+    own leaves it out (basis `combination`)."""
+    from ..knowledge.releases import LABEL, releases
+    from ..knowledge.releases.findings import SCORE as RELEASE_SCORE
+    from ..knowledge.releases.generic import family_alert
+
+    names = list(releases(engine))
+    if window[0] not in names or window[-1] not in names:
+        return None
+    inside = names[names.index(window[0]): names.index(window[-1]) + 1]
+    first = next((v for v in inside if family_alert(engine, v, family) is None), None)
+    if first is None or first == inside[0]:
+        return None
+    older = inside[: inside.index(first)]
+    found = unregistered_rule(scan.environment, catalog, older[-1])
+    if found is None:
+        return None
+    rule, upgrade = found
+    label = LABEL.get(engine, engine)
+    span = older[0] if len(older) == 1 else f"{older[0]}-{older[-1]}"
+    title = (f"the traceback's functions exist in {label} {window[0]}-{window[-1]}; of those, {span} register no "
+             f"{family} architecture ({first} is the first that does): on those releases the model cannot load")
+    evidence = (Evidence("release-index.architecture", "hit", title),
+                Evidence("when.engine_version", "unknown", f"no {engine} version in the log; the traceback allows "
+                         f"{window[0]}-{window[-1]} ({scan.environment.facts['engine_releases'].source})"),
+                Evidence("when.family", "hit", f"model family {family} ({scan.environment.facts['family'].source})"))
+    notes = (f"a candidate from the release index: say the {label} version (`pip show {engine}`); on {first} or "
+             "later this is not the cause",)
+    return Finding(
+        rule_id=rule.id, title=rule.title, status=rule.status, score=RELEASE_SCORE / 4, confidence="low",
+        engines=rule.engines, families=rule.families, references=rule.references, evidence=evidence,
+        fixes=(upgrade,), fixed_in=rule.fixed_in, notes=notes, basis="combination")
