@@ -23,6 +23,9 @@ GENERIC_MESSAGES = (
     "RuntimeError: CUDA error: unknown error",
     "cudaErrorUnknown: unknown error",
     "CUDA error: misaligned address",
+    # the runtime's status for any bad parameter to any call (a pinned allocation too big, an IPC handle refused, a
+    # launch configuration out of range): which call, not these words, tells the causes apart
+    "RuntimeError: CUDA error: invalid argument",
     # ROCm's runtime line for a faulting kernel, whichever kernel it was
     "Memory access fault by GPU node-2 (Agent handle: 0x5581d2a0) on address 0x7f1c2a400000. Reason: Unknown.",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
