@@ -1352,3 +1352,34 @@ def test_a_cut_start_up_dated_to_releases_only_some_of_which_register_the_family
     said = diagnose_text(CUT_AT_ENGINE_START.format(last="ValueError: Invalid repository ID or local directory "
                                                          "specified: '/data/models/Qwen3-VL-4B-Instruct'"), catalog)
     assert "vllm-too-old-for-architecture" not in [f.rule_id for f in said.findings]
+
+
+def test_a_c10_error_record_is_the_message_of_the_native_stack_under_it(catalog):
+    # torch_npu prints the C++ error as a c10 record, then "Exception raised from ..." and the stack: one crash
+    log = ("[rank0]:[E1201 06:31:02.635822600 compiler_depend.ts:444] SelfAttentionOperation setup failed!\n"
+           "Exception raised from OperationSetup at build/third_party/op-plugin/op_plugin/CMakeFiles/op_plugin_atb.dir/"
+           "compiler_depend.ts:203 (most recent call first):\n"
+           "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0xd4 (0xffff80553ea4 in /usr/local/lib/"
+           "python3.11/site-packages/torch/lib/libc10.so)\n"
+           "frame #1: atb::OperationSetup(atb::VariantPack, atb::Operation*, atb::Context*) + 0x1a0 (0xffff6d2a1c40 in "
+           "/usr/local/lib/python3.11/site-packages/torch_npu/lib/libop_plugin_atb.so)\n")
+    crash = diagnose_text(log, catalog).crash
+    assert crash.message == "SelfAttentionOperation setup failed!" and crash.line_no == 1 and crash.native
+
+
+def test_an_ascend_plog_is_peeled_and_names_the_platform(catalog):
+    log = ("[INFO] HCCL(31207,python3):2026-05-14-10:20:44.117.051 [op_base.cc:1201] [31207][InitGroupStage]"
+           "HcclCommInitRootInfoConfig:ranks[16], rank[2], rootinfo: host ip[10.20.3.11] port[60000]\n"
+           "[ERROR] HCCL(31207,python3):2026-05-14-10:22:41.630.711 [op_base.cc:1248] [31207][InitGroupStage]"
+           "HcclCommInitRootInfoConfig failed, rank[2] ret[1]\n")
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("platform") == "npu"
+    assert report.crash.message.startswith("[InitGroupStage]HcclCommInitRootInfoConfig failed")
+
+
+def test_a_frame_of_the_ascend_plugin_is_vllms(catalog):
+    log = ('  File "/vllm-workspace/vllm-ascend/vllm_ascend/quantization/methods/w8a8_dynamic.py", line 190, in __init__\n'
+           "    self.moe_all_to_all_group_name = backend.get_hccl_comm_name(local_rank)\n"
+           "RuntimeError: create_config:../torch_npu/csrc/distributed/HCCLUtils.cpp:140 HCCL function error: "
+           "hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 1\n")
+    assert diagnose_text(log, catalog).environment.get("engine") == "vllm"

@@ -866,6 +866,15 @@ class CrashParser:
             if len(last.native) < MAX_FRAMES:
                 self._crashes[i] = replace(last, native=last.native + (frame,))
             return
+        rec = self._records[-1] if self._records else None
+        if rec is not None and rec.process == process and 0 < self._eof_line - rec.last_line <= 2 and not rec.exception_type:
+            # torch's C++ error printed as an error record, then `Exception raised from ... (most recent call first):`
+            # and its native stack (`[rank0]:[E1201 ...] SelfAttentionOperation setup failed!`): the record is the
+            # message of the stack under it
+            self._records.pop()
+            self._open[process] = _Open(process, rec.line_no, message=[rec.message], done=True, last_line=self._eof_line,
+                                        native=[frame])
+            return
         self._open[process] = _Open(process, self._eof_line, done=True, last_line=self._eof_line, native=[frame])
 
     # -- closing ---------------------------------------------------------------------------------

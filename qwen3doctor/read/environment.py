@@ -294,6 +294,8 @@ _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
 _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
                        r"\bACL graphs?\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
+                       # (HCCL, Ascend's collective library, by its own API names: `HcclCommInitRootInfoConfig failed`)
+                       r"\b[Hh]ccl(?:Comm|AllReduce|Allreduce|Broadcast|Send|Recv|GetRootInfo)\w*|"
                        # modules and calls that exist only for Ascend: SGLang's NPU kernels, torch_npu's C++ namespace,
                        # CANN's operator and runtime APIs (`call aclnnNonzero failed`, `aclrtSynchronizeStreamWithTimeout`)
                        r"\bsgl_kernel_npu\b|\bc10_npu\b|\baclnn[A-Z]\w*|\baclrt[A-Z]\w*|"
@@ -325,6 +327,8 @@ _BASE_OF = {
 # a frame's path relative to the checkout, `File "vllm/v1/worker/gpu_model_runner.py"`)
 _VLLM_MODULE = re.compile(r"(?:[/\\.\"']|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
+# the platform and model plugins that run inside vLLM (`/vllm-ascend/vllm_ascend/quantization/...`, `vllm_omni.entrypoints`)
+_VLLM_PLUGIN_MODULE = re.compile(r"(?:[/\\\"']|(?<=\s)|^)vllm_(?:ascend|omni)[/\\.]\w")
 # the code of vLLM's that SGLang imports and runs as a library (its quantization methods, fused MoE, custom ops)
 _VLLM_LIBRARY = re.compile(r"vllm[/\\.](?:model_executor[/\\.]layers|_custom_ops)\b")
 # SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check
@@ -692,7 +696,8 @@ class EnvCollector:
         if "sglang/srt/" in text or "sglang.srt." in text or "sgl_kernel" in text or _SGLANG_OWN.search(text):
             self.vote_engine("sglang")
             self._sglang_code = True
-        if "vllm" in text and _VLLM_MODULE.search(text) or "StageEngineCoreProc" in text or _VLLM_OWN.search(text):
+        if "vllm" in text and (_VLLM_MODULE.search(text) or _VLLM_PLUGIN_MODULE.search(text)) \
+                or "StageEngineCoreProc" in text or _VLLM_OWN.search(text):
             if _VLLM_LIBRARY.search(text):
                 self._vllm_library += 1  # (counted in engine_votes: SGLang may be the one running it)
             else:

@@ -35,8 +35,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("tag", r"\[(?![A-Z]+_[A-Z]*\d{2,}\])[A-Z][A-Z0-9_ -]{1,24}\]\s"),
     # `kubectl logs --prefix`: "[pod/vllm-0/vllm] " (a timestamp from --timestamps may follow)
     ("kubectl-prefix", r"\[pod/[\w.-]+/[\w.-]+\]\s"),
-    # CANN's own records after their "[ERROR] " tag: "RUNTIME(129179,):2026-03-25-16:51:14.620.936 [api_error.cc:687]129253 "
-    ("cann", r"[A-Z_]+\(\d+,[\w-]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d+\.\d+ \[[\w.]+:\d+\]\d+ "),
+    # CANN's own records after their "[ERROR] " tag: "RUNTIME(129179,):2026-03-25-16:51:14.620.936 [api_error.cc:687]129253 ",
+    # and a plog's: "HCCL(31207,python3):2026-05-14-10:22:41.630.122 [op_base.cc:1248] [31207]"
+    ("cann", r"[A-Z_]+\(\d+,[\w-]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d+\.\d+ \[[\w.]+:\d+\](?:\d+ | ?\[\d+\] ?)"),
     # DJL Serving / SageMaker LMI relaying its Python worker's streams, after its own "[INFO ] " tag:
     # "PyProcess - W-214-model-stderr: "
     ("djl", r"PyProcess - W-\d+-[\w.-]+-std(?:out|err): "),
