@@ -1383,3 +1383,48 @@ def test_a_frame_of_the_ascend_plugin_is_vllms(catalog):
            "RuntimeError: create_config:../torch_npu/csrc/distributed/HCCLUtils.cpp:140 HCCL function error: "
            "hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 1\n")
     assert diagnose_text(log, catalog).environment.get("engine") == "vllm"
+
+
+def test_amdgpus_fault_status_lines_under_dmesg_t_are_the_crash(catalog):
+    # `dmesg -T` dates each line in brackets; a paste that kept only the lines under the fault's header still shows
+    # the GPU's protection fault
+    log = ("[Tue Sep  9 02:30:28 2025] amdgpu 0000:c6:00.0: amdgpu:   in page starting at address 0x00007ee24e9fe000 "
+           "from IH client 0x1b (UTCL2)\n"
+           "[Tue Sep  9 02:30:28 2025] amdgpu 0000:c6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00341051\n"
+           "[Tue Sep  9 02:30:28 2025] amdgpu 0000:c6:00.0: amdgpu:          Faulty UTCL2 client ID: TCP (0x8)\n")
+    report = diagnose_text(log, catalog)
+    assert report.verdict is not Verdict.CLEAN and report.crash.crash_class == "illegal-memory-access"
+    assert report.environment.get("platform") == "rocm"
+
+
+def test_hips_advice_lines_are_not_the_message_and_name_no_device_assert(catalog):
+    log = ("torch.AcceleratorError: HIP error: no kernel image is available for execution on the device\n"
+           "Search for `hipErrorNoBinaryForGpu' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html "
+           "for more information.\n"
+           "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+           "incorrect.\n"
+           "For debugging consider passing AMD_SERIALIZE_KERNEL=3\n"
+           "Compile with `TORCH_USE_HIP_DSA` to enable device-side assertions.\n")
+    crash = diagnose_text(log, catalog).crash
+    assert crash.crash_class == "no-kernel-image"
+    assert crash.message == "HIP error: no kernel image is available for execution on the device"
+
+
+def test_hipblaslt_names_rocm(catalog):
+    log = ("UserWarning: bgemm_internal_cublaslt error: HIPBLAS_STATUS_INTERNAL_ERROR when calling hipblasLtMatmul with "
+           "transpose_mat1 n transpose_mat2 n m 1024 n 1024 k 1024\n"
+           "RuntimeError: CUDA error: file not found\n")
+    assert diagnose_text(log, catalog).environment.get("platform") == "rocm"
+
+
+def test_an_elision_line_inside_a_continued_command_does_not_end_it(catalog):
+    log = ("sglang serve \\\n"
+           "  --model-path Qwen/Qwen3-32B \\\n"
+           "  --tp 2 \\\n"
+           "  .....\n"
+           "  --page-size 64 \\\n"
+           "  --enable-hierarchical-cache \\\n"
+           "  --hicache-ratio 1\n"
+           "[2026-05-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n")
+    flags = diagnose_text(log, catalog).environment.flags
+    assert {"--tp-size", "--page-size", "--enable-hierarchical-cache", "--hicache-ratio"} <= flags

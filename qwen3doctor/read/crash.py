@@ -138,8 +138,8 @@ _EXC = re.compile(
 _EXC_NAME = re.compile(r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|Abort|Aborted|Timeout|Iteration)$|^NVMLError_[A-Z]\w*$")
 # advice lines torch prints under every CUDA error: not part of what went wrong
 BOILERPLATE = re.compile(
-    r"^(?:Search for `cuda\w+'|CUDA kernel errors might be asynchronously|For debugging consider passing|"
-    r"Compile with `?TORCH_USE_CUDA_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
+    r"^(?:Search for `(?:cuda|hip)\w+'|(?:CUDA|HIP) kernel errors might be asynchronously|For debugging consider passing|"
+    r"Compile with `?TORCH_USE_(?:CUDA|HIP)_DSA|Device-side assertions? (?:were|was) explicitly omitted|"
     r"Exception raised from |frame #\d+:|To work around this error|Please report this issue|"
     # UCX's backtrace header and its frames without a symbol (` 1  /opt/hpcx/ucx/lib/libucs.so.0(+0x3684c) [0x7d..]`)
     r"=+ backtrace \(tid:|\d+\s+/\S+?\.so[\w.]*\(\+0x)"
@@ -250,6 +250,9 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?:NVRM: )?Xid (?:\(PCI:[^)]*\): )?\d+[,:] .*", ("Xid ",)),
     # (with or without the device's PCI address: `amdgpu 0000:07:00.0: [gfxhub] page fault (src_id:0 ring:24 ...)`)
     (r"amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: \[\w+\] page fault.*", ("page fault",)),
+    # (its status register, printed under the fault's header: a paste may keep only the lines below it)
+    (r"amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?:(?: amdgpu:)?\s+VM_L2_PROTECTION_FAULT_STATUS:0x[0-9a-fA-F]+",
+     ("VM_L2_PROTECTION_FAULT_STATUS",)),
     (r"ptxas fatal\s*: .+", ("ptxas fatal",)),
     # cuda-gdb / compute-sanitizer's report of a faulting warp
     (r"CUDA Exception: (?:Warp|Lane|Device) .+", ("CUDA Exception: ",)),
@@ -364,10 +367,10 @@ CONSEQUENCE_PATTERNS = re.compile(
 
 CLASSES: tuple[tuple[str, str], ...] = (
     ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|Memory access fault by GPU node|"
-                              r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: \[\w+\] page fault|Warp Illegal Address|Warp Out-of-range Address"),
+                              r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: \[\w+\] page fault|VM_L2_PROTECTION_FAULT_STATUS|Warp Illegal Address|Warp Out-of-range Address"),
     # glibc's assert in host code (`Allocation.cpp:43: ...: Assertion `...' failed.`), not a CUDA kernel's
     ("assertion", r"\.(?:c|cc|cpp|h|hpp):\d+: .*: Assertion `"),
-    ("device-assert", r"device-side assert|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),
+    ("device-assert", r"device-side assert(?!ions)|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),
     ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible|"
                         r"is not defined for option 'gpu-name'"),
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),

@@ -327,6 +327,8 @@ _BASE_OF = {
 # a frame's path relative to the checkout, `File "vllm/v1/worker/gpu_model_runner.py"`)
 _VLLM_MODULE = re.compile(r"(?:[/\\.\"']|(?<=\s)|^)vllm[/\\.](?:v1|entrypoints|model_executor|compilation|worker|engine|executor|distributed|"
                           r"attention|lora|multimodal|platforms|transformers_utils|config|spec_decode|scripts)\b")
+# a line a reporter put in a command for the arguments left out (`  .....`, `...`, `…`, `# ...`)
+_ELISION = re.compile(r"(?:#\s*)?(?:\.{3,}|…+)")
 # the platform and model plugins that run inside vLLM (`/vllm-ascend/vllm_ascend/quantization/...`, `vllm_omni.entrypoints`)
 _VLLM_PLUGIN_MODULE = re.compile(r"(?:[/\\\"']|(?<=\s)|^)vllm_(?:ascend|omni)[/\\.]\w")
 # the code of vLLM's that SGLang imports and runs as a library (its quantization methods, fused MoE, custom ops)
@@ -492,6 +494,8 @@ class EnvCollector:
                 self.vote_engine("sglang")
         if self._pending_command is not None:
             stripped = text.strip()
+            if _ELISION.fullmatch(stripped):
+                return  # the reporter's `.....` for flags left out: the command goes on below it
             self._pending_command.append(stripped.rstrip("\\").strip())
             if not stripped.endswith("\\") or len(self._pending_command) > 200:
                 self._end_command()
@@ -849,7 +853,7 @@ class EnvCollector:
             self.put("platform", _PLATFORM_NAMES.get(name, name), "log: platform line", P_STARTUP)
         elif _PLATFORM_PROBE.search(text):
             pass
-        elif re.search(r"ROCm(?!: Disabled)|HIP error|hipError|hipBLASLt|rocdevice|HSA_STATUS|gfx9\d\d|gfx1[0-2]\d\d|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: |/aiter(?:_meta)?/|"
+        elif re.search(r"ROCm(?!: Disabled)|HIP error|hipError|hipBLASLt|hipblasLt\w|HIPBLAS_STATUS_|ATen/hip/|rocdevice|HSA_STATUS|gfx9\d\d|gfx1[0-2]\d\d|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: |/aiter(?:_meta)?/|"
                        # (a HIP source's own assert: `csrc/rocm/skinny_gemms.hip:497: ... Device-side assertion`)
                        r"\.hip:\d+: |/csrc/rocm/|"
                        r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$|"

@@ -61,6 +61,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("syslog-host", r"[A-Za-z][\w.-]* [\w.@/-]+\[\d+\]: "),
     # the kernel's ring buffer (dmesg): "[123456.789012] ", "[  +0.000012] " (dmesg -T keeps the date in the bracket)
     ("dmesg", r"\[\s*\+?\d+\.\d{6}\]\s?"),
+    # `dmesg -T`: "[Tue Sep  9 02:30:28 2025] "
+    ("dmesg-time", r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d "
+                   r"\d\d:\d\d:\d\d \d{4}\]\s?"),
     # loguru's default format after its timestamp: "WARNING  | models.demos.qwen3_vl.generator:prefill_forward:188 - "
     ("loguru", r"(?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\s*\| [\w.<>-]+:[\w.<>-]+:\d+ - "),
     # Python logging's default format after its timestamp: "gpustack.worker.backends.vllm - ERROR - "
