@@ -1428,3 +1428,13 @@ def test_an_elision_line_inside_a_continued_command_does_not_end_it(catalog):
            "[2026-05-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n")
     flags = diagnose_text(log, catalog).environment.flags
     assert {"--tp-size", "--page-size", "--enable-hierarchical-cache", "--hicache-ratio"} <= flags
+
+
+def test_an_exception_line_without_its_type_is_typed_by_pythons_wording(catalog):
+    log = ("(APIServer pid=21) ERROR 12-16 21:13:16 [serving_chat.py:1145] Traceback (most recent call last):\n"
+           "(APIServer pid=21) ERROR 12-16 21:13:16 [serving_chat.py:1145]   File \"/usr/local/lib/python3.12/dist-packages/"
+           "vllm/entrypoints/openai/serving_chat.py\", line 575, in chat_completion_stream_generator\n"
+           "(APIServer pid=21) ERROR 12-16 21:13:16 [serving_chat.py:1145]     if res.prompt_token_ids is not None:\n"
+           "'OmniRequestOutput' object has no attribute 'prompt_token_ids'\n")
+    crash = diagnose_text(log, catalog).crash
+    assert crash.exception_type == "AttributeError" and crash.message.startswith("'OmniRequestOutput' object")

@@ -705,6 +705,14 @@ class CrashParser:
                     tb.record = record
                     tb.end = line_no
                     return
+                kind = next((k for shape, k in _PYTHON_WORDS if shape.match(stripped)), None) \
+                    if tb.frames and tb.code_line and "'" in stripped else None
+                if kind is not None:
+                    # the exception line without its type, under the last frame's code line (`'X' object has no
+                    # attribute 'y'`: str(exc) where the type should be): Python's own wording names the type
+                    tb.exc_type, tb.message, tb.done, tb.record = kind, [stripped], True, record
+                    tb.end = line_no
+                    return
                 if tb.frames and _STANDALONE.search(stripped) and not CARET.match(text):
                     self._close(process)  # the traceback ended without an exception line we recognise
                     tb = None
