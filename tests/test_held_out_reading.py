@@ -1438,15 +1438,3 @@ def test_an_exception_line_without_its_type_is_typed_by_pythons_wording(catalog)
            "'OmniRequestOutput' object has no attribute 'prompt_token_ids'\n")
     crash = diagnose_text(log, catalog).crash
     assert crash.exception_type == "AttributeError" and crash.message.startswith("'OmniRequestOutput' object")
-
-
-def test_the_error_record_right_above_a_cut_traceback_is_its_message(catalog):
-    # vLLM V0's engine logs str(exc) as an error record, then the traceback; this paste stops before the exception
-    log = ("ERROR 06-24 15:31:46 engine.py:389] Cache directory not found: /data/.cache/huggingface. Please use "
-           "`cache_dir` argument or set `HF_HUB_CACHE` environment variable.\n"
-           "ERROR 06-24 15:31:46 engine.py:389] Traceback (most recent call last):\n"
-           'ERROR 06-24 15:31:46 engine.py:389]   File "/usr/local/lib/python3.10/dist-packages/vllm/engine/'
-           'multiprocessing/engine.py", line 380, in run_mp_engine\n'
-           "ERROR 06-24 15:31:46 engine.py:389]     engine = MQLLMEngine.from_engine_args(\n")
-    crashes = diagnose_text(log, catalog).crashes
-    assert len(crashes) == 1 and crashes[0].message.startswith("Cache directory not found") and crashes[0].frames

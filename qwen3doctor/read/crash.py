@@ -931,13 +931,6 @@ class CrashParser:
                 return
         if tb.lead and tb.frames and not tb.exc_type and not message:
             message = tb.lead[:MAX_MESSAGE]  # the traceback is cut above its exception: the line above it names it
-        rec = self._records[-1] if self._records else None
-        if tb.headed and tb.frames and not tb.exc_type and not message and rec is not None and rec.process == process \
-                and rec.last_line == tb.line_no - 1 and not rec.exception_type:
-            # `logger.exception(str(e))` (vLLM V0's engine): the error record right above a traceback cut before its
-            # exception line is that exception's message
-            self._records.pop()
-            message = rec.message
         crash = Crash(
             crash_class=classify(tb.exc_type, message),
             exception_type=tb.exc_type,
