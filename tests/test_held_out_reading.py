@@ -1438,3 +1438,19 @@ def test_an_exception_line_without_its_type_is_typed_by_pythons_wording(catalog)
            "'OmniRequestOutput' object has no attribute 'prompt_token_ids'\n")
     crash = diagnose_text(log, catalog).crash
     assert crash.exception_type == "AttributeError" and crash.message.startswith("'OmniRequestOutput' object")
+
+
+def test_a_traceback_inside_an_exception_group_is_read_behind_its_bar(catalog):
+    log = ("[2026-02-21 17:48:27] ERROR:    Exception in ASGI application\n"
+           "  + Exception Group Traceback (most recent call last):\n"
+           "  |     raise BaseExceptionGroup(\n"
+           "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+           "  +-+---------------- 1 ----------------\n"
+           "    | Traceback (most recent call last):\n"
+           '    |   File "/usr/local/lib/python3.12/dist-packages/sglang/srt/entrypoints/openai/serving_chat.py", '
+           "line 620, in _generate_chat_stream\n"
+           '    |     prompt_tokens[index] = content["meta_info"]["prompt_tokens"]\n'
+           "    | KeyError: 'prompt_tokens'\n"
+           "    +------------------------------------\n")
+    crash = diagnose_text(log, catalog).crash
+    assert crash.exception_type == "KeyError" and crash.functions[-1:] == ("_generate_chat_stream",)

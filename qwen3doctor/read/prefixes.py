@@ -152,6 +152,11 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     if rest[:1].isspace():
         # an indented paste: peel what follows the indentation, or leave the line as it is (a frame, a code line)
         stripped = rest.lstrip()
+        if stripped[:2] == "| " and "|" not in stripped[2:].rstrip()[-1:]:
+            # Python's print of an exception group draws each sub-exception's traceback behind "  | " (starlette's
+            # `+ Exception Group Traceback`, `| Traceback (most recent call last):`, `|   File ...`, `| KeyError: ...`):
+            # the lines behind the bar, with their own indentation (never an nvidia-smi row: those start unindented)
+            return peel_record(stripped[2:]) if not stripped[2:3].isspace() else (None, stripped[2:], None)
         peeled = peel_record(stripped)
         return peeled if peeled[1] != stripped else (None, rest, None)
     for _ in range(6):
