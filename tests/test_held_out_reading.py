@@ -1454,3 +1454,13 @@ def test_a_traceback_inside_an_exception_group_is_read_behind_its_bar(catalog):
            "    +------------------------------------\n")
     crash = diagnose_text(log, catalog).crash
     assert crash.exception_type == "KeyError" and crash.functions[-1:] == ("_generate_chat_stream",)
+
+
+def test_a_custom_ops_xpu_branch_names_an_intel_gpu(catalog):
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/custom_op.py", line 46, in forward\n'
+           "    return self._forward_method(*args, **kwargs)\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/layernorm.py", line 190, in forward_xpu\n'
+           "    ops.rms_norm(out, x, self.weight.data, self.variance_epsilon)\n"
+           "RuntimeError: UR error\n")
+    assert diagnose_text(log, catalog).environment.get("platform") == "xpu"

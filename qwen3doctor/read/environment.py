@@ -287,7 +287,9 @@ _OTHER_RUNTIME = (
 _XPU_HINT = re.compile(r"\bVLLM_TARGET_DEVICE=xpu\b|^\[level_zero:gpu\]|\bUR_RESULT_ERROR_\w+|\bintel_extension_for_pytorch\b|"
                        # Intel's vLLM image, its collective library and Level Zero handle code, its GPU names
                        r"\bxpu-smi\b|\bllm-scaler-vllm\b|\boneCCL\b|\bze_handle_manager\b|\bIntel(?:\(R\))? Arc\b|\bArc Pro B\d+|"
-                       r"\bData Center GPU Max\b")
+                       r"\bData Center GPU Max\b|"
+                       # (the branch a custom op takes on an Intel GPU, as `forward_hip` is ROCm's)
+                       r"\bin forward_xpu$|/platforms/xpu\.py\b")
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
