@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
 from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, prose_crash
+from .combination import GATES
 from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits, when_states
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
@@ -402,12 +403,9 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
 
 STAND_IN_NOTE = ("{others} {verb} on the same message, and the clause that tells them apart is not in the log: a "
                  "candidate, not a claim")
-GATES = ("when.engine", "when.family", "when.platform")
-
-
 def _shared_stand_in(finding, scan: Scan, catalog: Catalog):
     """A finding whose rule needs a clause the paste cut off (the frames of a one-line paste) and has it stood in for
-    by its crash message: unless another rule, which the log's engine, family and platform do not rule out, keys on
+    by its crash message: unless another rule, which the log's gates (engine, family, platform) do not rule out, keys on
     that same message too (`'Parameter' object has no attribute 'weight_loader'` of a reload after sleep, and of an RL
     trainer's weight sync): then the message cannot tell them apart, and the finding is a low candidate. (Keying on
     the same message: a pattern that matches the crash and whose own words hold this rule's, or are held in them; a

@@ -805,7 +805,8 @@ def _unregistered_in_part(scan: Scan, catalog: Catalog, engine: str, family: str
     rule, upgrade = found
     label = LABEL.get(engine, engine)
     span = older[0] if len(older) == 1 else f"{older[0]}-{older[-1]}"
-    title = (f"the traceback's functions exist in {label} {window[0]}-{window[-1]}; of those, {span} register no "
+    title = (f"the traceback's functions exist in {label} {window[0]}-{window[-1]}; of those, {span} "
+             f"{'registers' if len(older) == 1 else 'register'} no "
              f"{family} architecture ({first} is the first that does): on those releases the model cannot load")
     evidence = (Evidence("release-index.architecture", "hit", title),
                 Evidence("when.engine_version", "unknown", f"no {engine} version in the log; the traceback allows "
