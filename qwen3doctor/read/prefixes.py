@@ -123,7 +123,7 @@ _RAY_SUFFIX = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
 
 # what a line set as inline code must start like to be unwrapped: an exception, a crash line, a log record
 _CODE_SPAN_LINE = re.compile(r"[\w.]+(?:Error|Exception|Warning|Interrupt|Exit)\b|[A-Z]+ \d\d-\d\d |\[\d{4}-\d\d-\d\d |"
-                             r"RuntimeError|CUDA error|Traceback \(")
+                             r"CUDA error|Traceback \(")
 
 
 def peel_record(line: str) -> tuple[str | None, str, str | None]:
@@ -152,7 +152,7 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
     if rest[:1].isspace():
         # an indented paste: peel what follows the indentation, or leave the line as it is (a frame, a code line)
         stripped = rest.lstrip()
-        if stripped[:2] == "| " and "|" not in stripped[2:].rstrip()[-1:]:
+        if stripped[:2] == "| " and not stripped.rstrip().endswith("|"):
             # Python's print of an exception group draws each sub-exception's traceback behind "  | " (starlette's
             # `+ Exception Group Traceback`, `| Traceback (most recent call last):`, `|   File ...`, `| KeyError: ...`):
             # the lines behind the bar, with their own indentation (never an nvidia-smi row: those start unindented)
