@@ -18,6 +18,13 @@ FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
 QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "gguf", "bf16", "fp16")
 QUANT_COVERS = {"fp8": {"fp8-block"}}
 
+# argparse refusing a command line (the server never starts; exit code 2): `vllm serve: error: argument --x: invalid
+# choice: ...`, `launch_server.py: error: unrecognized arguments: ...`. Its line names the program, not a command line
+# (its choices are no model), and neither it nor the `usage:` line before it continues the line above.
+ARGPARSE_ERROR = r"[\w./-]{1,40}(?: [\w./-]{1,20})?: error: "
+# the program such a line (or its `usage:` line) names: `vllm` / `vllm serve` is vLLM's CLI, `launch_server` SGLang's
+ARGPARSE_PROG = r"(?:usage: )?(?P<prog>vllm(?: serve)?|(?:sglang\.)?launch_server(?:\.py)?)(?:: error: | \[)"
+
 # Python's own wording of an error, about any object: (the fragment every such message holds, the exception type it
 # comes with, the shape of a whole line pasted without that type - None when the fragment alone is no safe sign of
 # it). A rule pattern's literal inside a fragment is no evidence of that rule (judge.match); a pasted line of the

@@ -113,8 +113,6 @@ CAPTURE_FAILED = "Capture cuda graph failed:"
 # a module-qualified exception class, whatever its name (`torch._dynamo.exc.Unsupported`, `triton.runtime.errors.
 # OutOfResources`): an exception wherever a bare name would need Error or Exception in it to count
 _QUALIFIED_TYPE = r"(?:[a-z_]\w*\.){2,}[A-Z]\w*"
-# argparse refusing a command line: `<program>: error: ...` (the server never starts; exit code 2)
-_ARGPARSE_HEAD = r"[\w./ -]{1,40}: error: "
 # an exception named inside a wrapper's message: `Error in model execution: ValueError: ...`, `Scheduler hit an
 # exception: torch._dynamo.exc.Unsupported: ...`
 _EMBEDDED = re.compile(rf"(?:^|[\s:'\"(])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)|{_QUALIFIED_TYPE})"
@@ -285,7 +283,7 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # nvcc's first error (`kernel.cu(112): error: ...`) and its summary of a failed compilation (a JIT build)
     (r"^\S+\.(?:cu|cuh|cpp|cc|c|h|hpp)\(\d+\): error: .+", ("): error: ",)),
     (r"^\d+ errors? detected in the compilation of \".+", (" detected in the compilation of ",)),
-    (rf"^{_ARGPARSE_HEAD}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+",
+    (rf"^{vocab.ARGPARSE_ERROR}(?:argument |unrecognized arguments|the following arguments are required|invalid choice).+",
      (": error: ",)),
     # a TypeError's message about a call's signature, printed or quoted without its type (`get_global_dp_buffer()
     # missing 1 required positional argument: "group"`): code written for another release of what it calls
@@ -426,7 +424,7 @@ _ERROR_OBJECT = re.compile(
     r"""\s*,\s*['"]type['"]\s*:\s*['"](?P<type>\w+(?: \w+)*)['"]""")
 # the same response cut before its type: `openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '...`
 _ERROR_OBJECT_CUT = re.compile(r"""Error code: \d+ - \{(?:['"]error['"]:\s*\{)?.*?['"]message['"]\s*:\s*['"](?P<msg>.+)$""")
-_ARGPARSE = re.compile(_ARGPARSE_HEAD)
+_ARGPARSE = re.compile(vocab.ARGPARSE_ERROR)
 # an NCCL WARN line that says something failed (`Error while creating shared memory segment ...`, `Cuda failure
 # 217`, `Call to ibv_reg_mr failed`): NCCL's own error record; its other WARN lines (a fallback it took) are no crash
 _NCCL_FAILURE = re.compile(r"\b(?:[Ee]rror|[Ff]ail(?:ed|ure)?|No space left|[Uu]nable to|[Cc]annot|[Tt]imed? ?out|[Aa]bort)")

@@ -187,10 +187,9 @@ _OTHER_MODEL = re.compile(r"(?i)(?<![\w./-])(?:deepseek-ai/|meta-llama/|mistrala
                           r"MiniMaxAI/|microsoft/|ibm-granite/|OpenGVLab/|baidu/)?(?P<m>(?:DeepSeek-(?:V\d|R\d|OCR)|"
                           r"(?:Meta-)?Llama-?\d|gpt-oss-\d+b|Kimi-(?:K\d|VL|Linear)|GLM-\d|MiniMax-M\d|Mistral-|Mixtral-|"
                           r"Ministral-|Devstral-|Magistral-|gemma-?\d|Phi-\d|Nemotron|granite-\d|InternVL\d|ERNIE-\d)[\w.-]*)")
-# argparse's refusal names the program, not a command line: `vllm serve: error: argument --tool-call-parser: invalid
-# choice: 'x' (choose from 'hermes', 'llama3_json', ...)` (its choices are no model either)
-_ARGPARSE_ERROR = re.compile(r"\s*[\w./-]+(?: serve)?: error: ")
-_ARGPARSE_PROG = re.compile(r"\s*(?:usage: )?(?P<prog>vllm(?: serve)?|(?:sglang\.)?launch_server(?:\.py)?)(?:: error: | \[)")
+# argparse's own lines (vocab.ARGPARSE_ERROR): no command line, and the program they name votes the engine
+_ARGPARSE_ERROR = re.compile(rf"\s*{vocab.ARGPARSE_ERROR}")
+_ARGPARSE_PROG = re.compile(rf"\s*{vocab.ARGPARSE_PROG}")
 # a model named in prose with its size apart (`Qwen3 235B`, `Qwen3.5 397B A17B`)
 _MODEL_PROSE = re.compile(r"(?<![\w./-])Qwen3(?:\.\d)?(?:-[A-Za-z]+)? \d+(?:\.\d+)?B(?: A\d+B)?(?![\w.-])")
 # a model named in a hand-written environment listing or a report template: `model: org/Name-7B`, `- **Model**: X`

@@ -11,6 +11,8 @@ import json
 import re
 import zlib
 
+from .. import vocab
+
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 
 _SGLANG_RANKS = r"(?:(?:DP|PP|TP|EP|CP|ATTN_CP|MOE_DP)\d+\s?)+"
@@ -552,7 +554,7 @@ def _goes_on(wide: str, following: str) -> bool:
 # (`ncclSystemError: ...`), a `file.py:N` frame, a listing's row (`transformers    4.57.1`), a progress bar
 # (`Capturing CUDA graph shapes:   3%|▎ | 1/35`, `Loading safetensors checkpoint shards:  50% Completed | 2/4`)
 _OWN_LINE = re.compile(r"\S*(?:Error|Exception|Warning)\w*:|[\w./-]+\.py:\d|\S+ {2,}\S|[^|]{0,80}?\d{1,3}%(?:\||\s+Completed\s*\|)"
-                       r"|[\w./-]+: error: |usage: "  # (argparse's own lines: `vllm: error: unrecognized arguments: ...`)
+                       rf"|{vocab.ARGPARSE_ERROR}|usage: "  # (argparse's own lines: `vllm: error: unrecognized arguments: ...`)
                        # a call tree's or a profiler's line: `ExpertLocationMetadata._init_raw (expert_location.py:211)`
                        r"|[\w.<>]+ \([\w./-]+\.py:\d+\)\s*$")
 # a traceback's frame line that ends with its function's whole name, and a line of Python code (what such a frame line
