@@ -588,3 +588,28 @@ def test_a_message_only_one_rule_keys_on_still_stands_in(catalog):
            "that `max_model_len` is no smaller than the number of text tokens.\n")
     top = diagnose_text(log, catalog).findings[0]
     assert top.rule_id == "input-exceeds-context-length" and top.confidence == "medium"
+
+
+GDN_CUT_AT_COLON = '''(EngineCore_DP0 pid=2211) ERROR 11-20 08:14:03 [core.py:1010] EngineCore encountered a fatal error.
+(EngineCore_DP0 pid=2211) ERROR 11-20 08:14:03 [core.py:1010] Traceback (most recent call last):
+(EngineCore_DP0 pid=2211) ERROR 11-20 08:14:03 [core.py:1010]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/mamba/gdn_linear_attn.py", line 612, in _forward_core
+(EngineCore_DP0 pid=2211) ERROR 11-20 08:14:03 [core.py:1010]     core_attn_out_non_spec, last_recurrent_state = self.chunk_gated_delta_rule(
+(EngineCore_DP0 pid=2211) ERROR 11-20 08:14:03 [core.py:1010]   File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/layers/fla/ops/chunk.py", line 88, in fi_chunk_gated_delta_rule
+(EngineCore_DP0 pid=2211) ERROR 11-20 08:14:03 [core.py:1010]     return chunk_gated_delta_rule_fwd(
+(EngineCore_DP0 pid=2211) ERROR 11-20 08:14:03 [core.py:1010] torch.AcceleratorError: CUDA error:'''
+
+
+def test_a_message_cut_right_after_its_colon_rules_no_message_out(catalog):
+    # the paste stops where CUDA's error would be named: the kernel's frame makes its rule a low candidate
+    cut = diagnose_text(GDN_CUT_AT_COLON, catalog)
+    assert cut.findings[0].rule_id == "gdn-cudagraph-illegal-memory-access"
+    assert cut.findings[0].confidence == "low"
+    # with the error named, it decides: the rule's own error claims it, another error rules it out
+    said = diagnose_text(GDN_CUT_AT_COLON + " an illegal memory access was encountered\n", catalog)
+    assert said.findings[0].rule_id == "gdn-cudagraph-illegal-memory-access" and said.findings[0].confidence != "low"
+    other = diagnose_text(GDN_CUT_AT_COLON + " misaligned address\n", catalog)
+    assert "gdn-cudagraph-illegal-memory-access" not in [f.rule_id for f in other.findings]
+    # a colon inside a message that goes on to the end of its line is no cut
+    inner = diagnose_text(GDN_CUT_AT_COLON.replace("CUDA error:", "CUDA error: misaligned address (see above):")
+                          + "\nINFO 11-20 08:14:04 [launcher.py:80] Shutting down FastAPI HTTP server.\n", catalog)
+    assert "gdn-cudagraph-illegal-memory-access" not in [f.rule_id for f in inner.findings]

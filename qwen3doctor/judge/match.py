@@ -275,8 +275,15 @@ def _absent_state(kind: str, scan: Scan) -> str:
     if kind == "exception":
         return MISS if any(c.exception_type and c.role != "consequence" for c in crashes) else UNKNOWN
     if kind == "message":
-        return MISS if any(c.role != "consequence" for c in crashes if c.said) else UNKNOWN
+        return MISS if any(c.role != "consequence" and not colon_cut(c) for c in crashes if c.said) else UNKNOWN
     return MISS
+
+
+def colon_cut(crash: Crash) -> bool:
+    """The crash's message stops right after a colon where the paste ends (`Worker failed with error:`,
+    `torch.AcceleratorError: CUDA error:`, `Capture cuda graph failed: ...`): what it announced is not shown, so it can
+    rule no message out."""
+    return crash.cut_short and ELLIPSIS.sub("", crash.message).rstrip().endswith(":")
 
 
 def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None) -> Evidence:
@@ -362,8 +369,11 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if fits:
             return Evidence(label, UNKNOWN, "the message is cut off where the paste ends, and what it shows fits "
                                             f"{_names(clause.sources)}")
-        if any(c.role != "consequence" for c in said):
+        if any(c.role != "consequence" and not colon_cut(c) for c in said):
             return Evidence(label, MISS, f"no crash message matches {_names(clause.sources)}")
+        if any(colon_cut(c) for c in said):
+            return Evidence(label, UNKNOWN, "the message stops after its colon where the paste ends: what it goes on "
+                                            "to say is not shown")
         if any(c.frames and not c.complete for c in crashes):
             return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
         if any(c.message_cut for c in crashes):
