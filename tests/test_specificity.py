@@ -574,6 +574,15 @@ def test_a_message_two_rules_key_on_does_not_stand_in_for_the_clause_that_tells_
     top = report.findings[0]
     assert top.rule_id == "reload-weights-quantized-kernel-format" and top.confidence == "low"
     assert any("rl-moe-expert-reload-kernel-layout" in note for note in top.notes)
+    # --why judges the rule as the diagnosis did: a candidate, not the medium finding its clauses alone would make
+    from qwen3doctor.judge.pipeline import scan_source, why_of
+    from qwen3doctor.read.reader import LineSource
+    import io
+
+    scan = scan_source(LineSource("-", io.BytesIO(b"AttributeError: 'Parameter' object has no attribute 'weight_loader'\n")),
+                       catalog)
+    _, judged, shown = why_of(catalog.rules[top.rule_id], scan, catalog, report)
+    assert judged.confidence == shown.confidence == "low"
     # with the frames that decide it, the same message is a claim again
     log = ("Traceback (most recent call last):\n"
            '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 301, in reload_weights\n'

@@ -393,12 +393,20 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
         except PatternTimeout as exc:
             warnings.append(str(exc))
             continue
-        finding = score(rm, scan)
-        if finding is not None and finding.confidence != "low" and any(ev.state == "unknown" for ev in rm.match):
-            finding = _shared_stand_in(finding, scan, catalog)
+        finding = _judged(rm, scan, catalog)
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+def _judged(rm, scan: Scan, catalog: Catalog | None):
+    """The finding one rule's clauses make on a scan (rank.score), cut to a candidate when a message other rules
+    share stands in for the clause the log lacks (the diagnosis and --why alike)."""
+    finding = score(rm, scan)
+    if catalog is not None and finding is not None and finding.confidence != "low" \
+            and any(ev.state == "unknown" for ev in rm.match):
+        finding = _shared_stand_in(finding, scan, catalog)
+    return finding
 
 
 STAND_IN_NOTE = ("{others} {verb} on the same message, and the clause that tells them apart is not in the log: a "
@@ -497,7 +505,7 @@ def why_of(rule, scan: Scan, catalog: Catalog | None = None, report: Report | No
         scan = with_crash_signs(scan, catalog)
     rm = evaluate(rule, scan)
     shown = next((f for f in report.findings if f.rule_id == rule.id), None) if report is not None else None
-    return rm, score(rm, scan), shown
+    return rm, _judged(rm, scan, catalog), shown
 
 
 def diagnose_source(source: LineSource, catalog: Catalog, overrides: Overrides | None = None, prefilter: Prefilter | None = None) -> Report:
