@@ -622,3 +622,28 @@ def test_a_message_cut_right_after_its_colon_rules_no_message_out(catalog):
     inner = diagnose_text(GDN_CUT_AT_COLON.replace("CUDA error:", "CUDA error: misaligned address (see above):")
                           + "\nINFO 11-20 08:14:04 [launcher.py:80] Shutting down FastAPI HTTP server.\n", catalog)
     assert "gdn-cudagraph-illegal-memory-access" not in [f.rule_id for f in inner.findings]
+
+
+POPLEFT_ASSERT = '''(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866] EngineCore encountered a fatal error.
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866] Traceback (most recent call last):
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/sched/scheduler.py", line 512, in schedule
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]     new_blocks = self.kv_cache_manager.allocate_slots(
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_manager.py", line 333, in allocate_slots
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]     new_blocks = self.coordinator.allocate_new_blocks(
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/single_type_kv_cache_manager.py", line 151, in allocate_new_blocks
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]     new_blocks = self.block_pool.get_new_blocks(num_new_blocks)
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/block_pool.py", line 301, in get_new_blocks
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]     ret = self.free_block_queue.popleft_n(num_blocks)
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/kv_cache_utils.py", line 262, in popleft_n
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866]     assert curr_block is not None
+(EngineCore_DP0 pid=4180) ERROR 02-11 16:02:41 [core.py:866] AssertionError
+'''
+
+
+def test_a_supporting_frame_clause_looks_past_the_frame_the_match_already_took(catalog):
+    # the block-pool rule names popleft_n (the raise site) in `match` and again among the path frames it supports
+    # with; the path frame above it (get_new_blocks) supports it, as allocate_slots supports the Mamba-assert rule
+    report = diagnose_text(POPLEFT_ASSERT, catalog)
+    assert report.findings[0].rule_id == "block-pool-admission-allocation-mismatch"
+    support = [ev for ev in report.findings[0].evidence if ev.clause == "supports.frames" and ev.state == "hit"]
+    assert support and support[0].subject == "get_new_blocks"

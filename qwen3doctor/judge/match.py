@@ -286,7 +286,10 @@ def colon_cut(crash: Crash) -> bool:
     return crash.cut_short and ELLIPSIS.sub("", crash.message).rstrip().endswith(":")
 
 
-def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None) -> Evidence:
+def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None,
+                 taken: frozenset[str] = frozenset()) -> Evidence:
+    """One clause's state on a scan. `taken`: frames a `match` clause already hit, which a `supports` clause passes
+    over for the next frame it names (a rule naming its raise site in both says more of the path than that frame)."""
     kind = clause.kind
     crashes = [c for c in scan.crashes if c.role != "wrapper"]
     search = hay is None or hay.may_hit(clause)
@@ -304,6 +307,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 return Evidence(label, HIT, f"the traceback{_where(crash)} stops while the engine's modules are imported",
                                 IMPORT_STEP)
             for frame in reversed(crash.frames + crash.native):
+                if frame.function in taken:
+                    continue
                 for pat, src in candidates(clause, frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
                         loc = frame.location if frame.file else "native"
@@ -775,7 +780,8 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
             best, best_generic, best_key, rejected, chosen = states, generic, key, False, alternative
     if rejected and not explain_rejection:
         return RuleMatch(rule, best, (), (), rejected, dict(best_generic), message_missed)
-    supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay) for cl in rule.supports)
+    taken = frozenset(s.subject for s in best if s.state == HIT and s.clause.endswith(".frames"))
+    supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay, taken) for cl in rule.supports)
     # a supporting pattern that a hit `match` clause also holds finds the very line that clause found: one fact, not
     # two (a rule naming the embedding checkpoint in both); it is neither shown nor counted again
     repeated = {(cl.kind, s.text, src) for s, cl in zip(best, chosen) if s.state == HIT for src in cl.sources}
