@@ -32,6 +32,7 @@ class Crash:
     line_no: int  # the first line of its block: the traceback's header or first frame, or the crash line
     frames: tuple[Frame, ...] = ()
     complete: bool = False  # the traceback reached its exception line
+    headed: bool = False  # the traceback starts at its `Traceback (most recent call last):` header (not cut above)
     role: str = "cause"  # primary (the first cause) | cause | fragment | consequence | wrapper
     chained: tuple["Crash", ...] = ()  # exceptions that led to this one ("During handling ...")
     message_cut: bool = False  # the paste ends on the bare exception type: its message is unknown, not empty
@@ -121,7 +122,7 @@ class Finding:
     fixes: tuple[Fix, ...]
     fixed_in: dict | None
     notes: tuple[str, ...] = ()
-    basis: str = "evidence"  # evidence | generic | supporting | combination: what the finding rests on
+    basis: str = "evidence"  # evidence | generic | supporting | path | unseen | combination: what the finding rests on
 
 
 class Verdict(str, Enum):
@@ -236,6 +237,7 @@ class Scan:
     stopped_in: str | None = None  # the start-up phase the log ends in (its last lines), when it never reached serving
     quiet: frozenset[str] = frozenset()  # kept lines logged at INFO / WARNING / DEBUG level
     recorded: frozenset[str] = frozenset()  # kept lines that came in a logging record (any level)
+    lead: int = 0  # lines of the log above its first crash (judge.pipeline counts up to 4); 0: it starts at the crash
 
 
 @dataclass(frozen=True)

@@ -327,3 +327,16 @@ def test_a_collective_watchdogs_abort_is_the_collectives_not_a_segfault():
     plain = parse("terminate called after throwing an instance of 'std::runtime_error'\n"
                   "  what():  vector::_M_range_check\n")
     assert [c.crash_class for c in hccl + ima + plain] == ["nccl", "illegal-memory-access", "segfault"]
+
+
+def test_an_exception_class_defined_inside_a_function_ends_its_traceback():
+    # CuTe DSL's MLIRError is a local class: Python names it through `<locals>`, and the frames above it are its own
+    crashes = parse(
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.12/site-packages/flash_attn/cute/interface.py", line 1214, in flash_attn_varlen_func\n'
+        "    out, lse = _flash_attn_fwd(\n"
+        '  File "/opt/venv/lib/python3.12/site-packages/flash_attn/cute/flash_fwd.py", line 393, in epilogue\n'
+        "cutlass._mlir._mlir_libs._site_initialize.<locals>.MLIRError: Operation creation failed:\n")
+    assert len(crashes) == 1 and crashes[0].complete and crashes[0].headed
+    assert crashes[0].exception_type.endswith(".<locals>.MLIRError")
+    assert crashes[0].functions == ("flash_attn_varlen_func", "epilogue")

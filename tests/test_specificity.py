@@ -647,3 +647,55 @@ def test_a_supporting_frame_clause_looks_past_the_frame_the_match_already_took(c
     assert report.findings[0].rule_id == "block-pool-admission-allocation-mismatch"
     support = [ev for ev in report.findings[0].evidence if ev.clause == "supports.frames" and ev.state == "hit"]
     assert support and support[0].subject == "get_new_blocks"
+
+
+DEVICE_STRING_EMPTY = '''Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/vllm/engine/arg_utils.py", line 1290, in create_engine_config
+    device_config = DeviceConfig(device=cast(Device, current_platform.device_type))
+  File "/usr/local/lib/python3.12/dist-packages/vllm/config/device.py", line 78, in __post_init__
+    self.device = torch.device(self.device_type)
+RuntimeError: Device string must not be empty
+'''
+
+
+def test_a_paste_that_starts_at_its_crash_leaves_the_lines_logged_before_it_open(catalog):
+    # the NVML rule needs the platform probe's DEBUG line beside this error; a paste of the traceback alone cannot show
+    # it, so the rule is a candidate (low) rather than nothing
+    thin = diagnose_text(DEVICE_STRING_EMPTY, catalog)
+    assert thin.findings and thin.findings[0].rule_id == "nvml-driver-libs-not-mounted"
+    assert thin.findings[0].confidence == "low" and thin.findings[0].basis == "unseen"
+    # the log from its start, without that line: the probe found its platform, and the rule is out
+    whole = ("INFO 08-29 04:29:54 [__init__.py:241] Automatically detected platform cuda.\n"
+             "INFO 08-29 04:29:57 [api_server.py:1805] vLLM API server version 0.10.1.1\n" + DEVICE_STRING_EMPTY)
+    assert "nvml-driver-libs-not-mounted" not in [f.rule_id for f in diagnose_text(whole, catalog).findings]
+    # with the line, a claim
+    said = ("DEBUG 08-29 04:29:54 [__init__.py:99] CUDA platform is not available because: NVML Shared Library Not "
+            "Found\n" + DEVICE_STRING_EMPTY)
+    top = diagnose_text(said, catalog).findings[0]
+    assert top.rule_id == "nvml-driver-libs-not-mounted" and top.confidence != "low"
+
+
+def test_a_whole_traceback_decides_a_pattern_for_one_of_its_own_lines(catalog):
+    # the Omni audio rule wants the audio tower's frame line beside torch's split error: a traceback from its header
+    # to its exception shows every frame, so a split elsewhere (an image tower) is no candidate, while the same error
+    # under a traceback cut above its frames still is
+    tail = ('  File "/usr/local/lib/python3.12/dist-packages/torch/_tensor.py", line 1050, in split\n'
+            "    return torch._VF.split_with_sizes(self, split_size, dim)\n"
+            "RuntimeError: split_with_sizes expects split_sizes to sum exactly to 5167 (input tensor's size at "
+            "dimension 1), but got split_sizes=[200, 200, 200, 140, 200]\n")
+    whole = ("Traceback (most recent call last):\n"
+             '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen3_vl.py", line 1411, in '
+             "_process_image_input\n    return image_embeds.split(sizes)\n" + tail)
+    assert "qwen-omni-audio-tower-chunk-split-size-mismatch" not in [f.rule_id for f in diagnose_text(whole, catalog).findings]
+    cut = diagnose_text(tail, catalog).findings
+    assert cut and cut[0].rule_id == "qwen-omni-audio-tower-chunk-split-size-mismatch" and cut[0].confidence == "low"
+
+
+def test_python_wording_alone_opens_no_line_above_the_paste(catalog):
+    # `'function' object is not subscriptable` is Python's wording plus a type name: not enough to suggest the
+    # Triton-placeholder cause whose log line would tell
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py", '
+           "line 181, in extract_tool_calls_streaming\n    name = self.current_tool[0]\n"
+           "TypeError: 'function' object is not subscriptable\n")
+    assert "triton-disabled-placeholder-kernel-launch" not in [f.rule_id for f in diagnose_text(log, catalog).findings]

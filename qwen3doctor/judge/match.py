@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 
 from typing import Any
 
@@ -276,7 +277,41 @@ def _absent_state(kind: str, scan: Scan) -> str:
         return MISS if any(c.exception_type and c.role != "consequence" for c in crashes) else UNKNOWN
     if kind == "message":
         return MISS if any(c.role != "consequence" and not colon_cut(c) for c in crashes if c.said) else UNKNOWN
-    return MISS
+    # (a `log` clause that finds nothing misses, unless the paste starts at its crash: see _unseen_log)
+    return UNKNOWN if starts_at_crash(scan) else MISS
+
+
+def starts_at_crash(scan: Scan) -> bool:
+    """The paste begins at its crash: nothing above its first crash but a heading. What the engine logged before it
+    (the start-up lines, the warnings, the launch) is not shown, so a `log` clause that finds nothing there rules no
+    cause out."""
+    return scan.lead == 0 and any(c.role != "consequence" for c in scan.crashes)
+
+
+_SENTENCE = re.compile(r"[A-Za-z]{2,} [a-z]{2,} [A-Za-z]{2,}")  # words of a sentence in a pattern, not a name or a path
+UNSEEN_LOG = "the paste starts at its crash: the lines logged before it, where this one would be, are not shown"
+
+
+def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan) -> tuple[Evidence, ...] | None:
+    """An alternative's states with its missed `log` clauses unknown, when the paste starts at its crash and the
+    alternative's message clause hit on words of its own (a literal of MIN_FRAGMENT characters that is not Python's
+    wording of an error: `Device string must not be empty`); None when it stays out.
+    The finding it makes is a candidate (rank.score keeps a rule with an unknown `log` clause low)."""
+    if not starts_at_crash(scan):
+        return None
+    # a whole traceback (from its header to its exception) shows every line it holds: a pattern for one of them (a frame, a file, a code line) is decided
+    # by it, and only a sentence the engine logs (`... NVML Shared Library Not Found`) may be above the paste
+    whole = any(c.complete and c.headed and c.frames for c in scan.crashes if c.role != "consequence")
+    if any(st.state == MISS and (cl.kind != "log" or whole and not any(_SENTENCE.search(src) for src in cl.sources))
+           for st, cl in zip(states, alternative)):
+        return None
+    said = [c.message for c in scan.crashes if c.said]
+    if not any(st.state == HIT and not st.generic and cl.kind == "message" and any(
+            words in message and len(_own_words(words)) >= MIN_FRAGMENT
+            for _, words in fragment_literals(cl, MIN_FRAGMENT, 1) for message in said)
+            for st, cl in zip(states, alternative)):
+        return None  # (only a message that says something of its own: not Python's wording, not a frame on the path)
+    return tuple(replace(st, state=UNKNOWN, text=UNSEEN_LOG) if st.state == MISS else st for st in states)
 
 
 def colon_cut(crash: Crash) -> bool:
@@ -505,6 +540,13 @@ def _fragment_literals(clause: Clause, min_len: int, min_spaces: int) -> list[tu
         if len(words) >= min_len and words.count(" ") >= min_spaces:
             out.append((clause.sources[i], words))
     return out
+
+
+def _own_words(words: str) -> str:
+    """A literal without the Python wording it holds (`'function' object is not subscriptable` -> `'function'`)."""
+    for phrase in PYTHON_WORDING:
+        words = words.replace(phrase, "")
+    return words.strip(" '\"")
 
 
 def _python_wording(words: str) -> bool:
@@ -766,6 +808,8 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
             if states is None or states is _MESSAGE_MISSED:  # (the alternative is out, whatever its other clauses say)
                 message_missed = message_missed or states is _MESSAGE_MISSED
                 continue
+        if explain_rejection and any(s.state == MISS for s in states):
+            states = _unseen_log(states, alternative, scan) or states
         generic = {s.clause: s.generic for s in states}
         if explain_rejection and any(s.state == MISS for s in states):  # (the ranking's path drops these above)
             message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)
@@ -804,13 +848,18 @@ def _states_until_miss(alternative, scan: Scan, rule_id: str, prefix: str, hay: 
             hay.absent[cl.kind] == MISS and not hay.may_hit(cl) for cl in alternative):
         return None  # a clause whose anchors the log lacks: a miss without a regex
     found: dict[int, Evidence] = {}
+    unseen = False  # a `log` clause missed on a paste that starts at its crash (_unseen_log decides)
     for j in sorted(range(len(alternative)), key=lambda k: alternative[k].kind != "message"):
         cl = alternative[j]
         state = clause_state(cl, scan, rule_id, f"{prefix}.{cl.kind}", hay)
         if state.state == MISS:
-            return _MESSAGE_MISSED if cl.kind == "message" else None
+            if cl.kind == "log" and (hay.absent["log"] == UNKNOWN if hay is not None else starts_at_crash(scan)):
+                unseen = True
+            else:
+                return _MESSAGE_MISSED if cl.kind == "message" else None
         found[j] = state
-    return tuple(found[j] for j in range(len(alternative)))
+    states = tuple(found[j] for j in range(len(alternative)))
+    return _unseen_log(states, alternative, scan) if unseen else states
 
 
 def candidates(clause: Clause, text: str, lower: str, only: tuple[int, ...] | None = None, partial: bool = False):

@@ -184,6 +184,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if misses:
             return None
         confidence = "low"
+    if any(ev.state == "unknown" and ev.clause.endswith(".log") for ev in rm.match):
+        # a line it needs may be above where the paste starts (match._unseen_log): a candidate, shown only when no
+        # rule has its whole evidence
+        confidence, basis = "low", "unseen"
     if confidence == "high" and (rule.status == "unconfirmed" or any(ev.subject == FRAGMENT for ev in rm.match)):
         confidence = "medium"  # an unconfirmed cause, or a message read from pasted lines without a crash line
     notes = tuple(ev.text for ev in misses) + BASIS_NOTE.get(basis, ())
@@ -427,6 +431,8 @@ BASIS_NOTE = {
     "generic": ("only generic evidence (a message every crash of this class shares): a candidate, not a diagnosis",),
     "supporting": ("the log lacks this crash's own lines: a candidate from supporting lines and the environment",),
     "combination": ("no crash evidence for it in the log: the environment is a known-bad combination",),
+    "unseen": ("the paste starts at its crash, and a line this cause prints before it is not shown: a candidate "
+               "until the lines above the crash are pasted",),
     "path": ("the traceback stops before its exception line, on a path this crash takes: a candidate until "
              "the rest of the traceback is pasted",),
 }

@@ -26,6 +26,11 @@ GENERIC_MESSAGES = (
     # the runtime's status for any bad parameter to any call (a pinned allocation too big, an IPC handle refused, a
     # launch configuration out of range): which call, not these words, tells the causes apart
     "RuntimeError: CUDA error: invalid argument",
+    # torch's check that a kernel's inputs share one device, whichever tensor was left behind (an index built on the CPU,
+    # a module not moved, an offloaded weight): which tensor and which model code, not these words, tell causes apart
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    "RuntimeError: Expected all tensors to be on the same device, but got index is on cpu, different from other "
+    "tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)",
     # ROCm's runtime line for a faulting kernel, whichever kernel it was
     "Memory access fault by GPU node-2 (Agent handle: 0x5581d2a0) on address 0x7f1c2a400000. Reason: Unknown.",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",

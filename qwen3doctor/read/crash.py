@@ -127,7 +127,8 @@ _DOTTED_TYPE = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z]\w*$")
 CARET = re.compile(r"^\s*[\^~\s]+$")
 _EXC = re.compile(
     # (not a C++ signature from a native frame cut at the line's start: `r::Error(c10::SourceLocation, std::...)`)
-    r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::))*[A-Za-z_][A-Za-z0-9_]*)"
+    # (a class defined inside a function is named through it: `cutlass._mlir._mlir_libs._site_initialize.<locals>.MLIRError`)
+    r"^(?![\w:]*::\w+\((?:c10|std|at|torch|const)\b)(?P<type>(?:[A-Za-z_][A-Za-z0-9_]*(?:\.|::)|<locals>\.)*[A-Za-z_][A-Za-z0-9_]*)"
     # (Ray names the exception it wraps in brackets: `ray.exceptions.RayTaskError(RuntimeError): ray::Actor.f()`)
     # (and an exception printed with its constructor's arguments: `KVTransferError(bootstrap_room=165): Failed ...`)
     r"(?:\((?P<inner>[A-Z]\w*|\w+=[^()]*)\)(?=:))?(?:(?::\s?|\()(?P<msg>.*))?$"
@@ -937,6 +938,7 @@ class CrashParser:
             line_no=tb.line_no,
             frames=frames,
             complete=tb.done,
+            headed=tb.headed,
             chained=tuple(tb.chained_from),
             message_cut=at_end and bool(tb.exc_type) and not message and tb.exc_type not in _BARE_TYPES,
             native=tuple(tb.native),
