@@ -340,3 +340,17 @@ def test_an_exception_class_defined_inside_a_function_ends_its_traceback():
     assert len(crashes) == 1 and crashes[0].complete and crashes[0].headed
     assert crashes[0].exception_type.endswith(".<locals>.MLIRError")
     assert crashes[0].functions == ("flash_attn_varlen_func", "epilogue")
+
+
+def test_a_tensorrt_llm_check_is_a_crash_line_over_its_native_backtrace():
+    # TLLM_CHECK's error line, then glibc's demangled backtrace: numbered lines with an address and a symbol (or only
+    # the library), none of them part of the message
+    crashes = parse(
+        "[06/21/2025-01:30:42] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: [TensorRT-LLM][ERROR] "
+        "Assertion failed: Error occurred when running GEMM! (/src/cpp/kernels/batchedGemm/KernelRunner.cpp:180)\n"
+        "1       0x7fac7ac778fd tensorrt_llm::common::throwRuntimeError(char const*, int, char const*) + 97\n"
+        "2       0x7fac7ac7f699 /usr/local/lib/python3.12/dist-packages/tensorrt_llm/libs/libtensorrt_llm.so(+0x1d5e699) [0x7fac7ac7f699]\n"
+        "3       0x7fac7b14ab11 tensorrt_llm::kernels::PermuteGemm1::Runner::run(void*, void*, int, CUstream_st*) + 241\n")
+    assert len(crashes) == 1
+    assert crashes[0].message.endswith("Error occurred when running GEMM! (/src/cpp/kernels/batchedGemm/KernelRunner.cpp:180)")
+    assert [f.function for f in crashes[0].native] == ["throwRuntimeError", "run"]

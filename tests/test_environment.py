@@ -722,3 +722,12 @@ def test_a_traceback_with_paths_relative_to_the_checkout_is_vllms():
     assert env.get("engine") == "vllm"
     # a quoted image name is no module of vLLM's
     assert env_of('image: "vllm/vllm-openai:latest"\n').get("engine") != "sglang"
+
+
+def test_the_engines_warning_on_an_untuned_method_names_the_quantization():
+    env = env_of("WARNING 08-08 17:18:49 config.py:254] gptq quantization is not fully optimized yet. The speed can be "
+                 "slower than non-quantized models.\n")
+    assert env.get("quantization_method") == "gptq" and env.get("quantization") == "gptq-int4"
+    # a method outside the vocabulary is still the method the engine resolved
+    env = env_of("WARNING 08-08 17:18:49 config.py:254] bitsandbytes quantization is not fully optimized yet.\n")
+    assert env.get("quantization_method") == "bitsandbytes" and env.get("quantization") is None

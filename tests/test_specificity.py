@@ -699,3 +699,23 @@ def test_python_wording_alone_opens_no_line_above_the_paste(catalog):
            "line 181, in extract_tool_calls_streaming\n    name = self.current_tool[0]\n"
            "TypeError: 'function' object is not subscriptable\n")
     assert "triton-disabled-placeholder-kernel-launch" not in [f.rule_id for f in diagnose_text(log, catalog).findings]
+
+
+PROBE = '''DEBUG 08-29 04:29:54 [__init__.py:58] Checking if CUDA platform is available.
+DEBUG 08-29 04:29:54 [__init__.py:82] Exception happens when checking CUDA platform: NVML Shared Library Not Found
+DEBUG 08-29 04:29:54 [__init__.py:99] CUDA platform is not available because: NVML Shared Library Not Found
+DEBUG 08-29 04:29:54 [__init__.py:106] Checking if ROCm platform is available.
+'''
+
+
+def test_a_log_cut_before_its_crash_lists_the_cause_whose_lines_it_shows_as_a_risk(catalog):
+    # the probe found no platform at all: the driver libraries are missing, and the crash they lead to is below the
+    # paste; a risk (the verdict stays "no crash"), since the paste holds no crash line
+    cut = diagnose_text(PROBE + "INFO 08-29 04:29:54 [__init__.py:245] No platform detected, vLLM is running on "
+                        "UnspecifiedPlatform\n", catalog)
+    assert cut.verdict.value == "no-crash" and not cut.findings
+    assert cut.risks and cut.risks[0].rule_id == "nvml-driver-libs-not-mounted"
+    # a ROCm machine prints the same NVML line on every healthy start, and then finds its platform
+    rocm = diagnose_text(PROBE + "DEBUG 08-29 04:29:54 [__init__.py:120] Confirmed ROCm platform is available.\n"
+                         "INFO 08-29 04:29:54 [__init__.py:241] Automatically detected platform rocm.\n", catalog)
+    assert "nvml-driver-libs-not-mounted" not in [r.rule_id for r in rocm.risks]

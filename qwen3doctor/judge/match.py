@@ -277,7 +277,7 @@ def _absent_state(kind: str, scan: Scan) -> str:
         return MISS if any(c.exception_type and c.role != "consequence" for c in crashes) else UNKNOWN
     if kind == "message":
         return MISS if any(c.role != "consequence" and not colon_cut(c) for c in crashes if c.said) else UNKNOWN
-    # (a `log` clause that finds nothing misses, unless the paste starts at its crash: see _unseen_log)
+    # (a `log` clause that finds nothing misses, unless the paste starts at its crash: clause_state, _unseen_log)
     return UNKNOWN if starts_at_crash(scan) else MISS
 
 
@@ -292,26 +292,26 @@ _SENTENCE = re.compile(r"[A-Za-z]{2,} [a-z]{2,} [A-Za-z]{2,}")  # words of a sen
 UNSEEN_LOG = "the paste starts at its crash: the lines logged before it, where this one would be, are not shown"
 
 
-def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan) -> tuple[Evidence, ...] | None:
-    """An alternative's states with its missed `log` clauses unknown, when the paste starts at its crash and the
-    alternative's message clause hit on words of its own (a literal of MIN_FRAGMENT characters that is not Python's
-    wording of an error: `Device string must not be empty`); None when it stays out.
-    The finding it makes is a candidate (rank.score keeps a rule with an unknown `log` clause low)."""
-    if not starts_at_crash(scan):
-        return None
-    # a whole traceback (from its header to its exception) shows every line it holds: a pattern for one of them (a frame, a file, a code line) is decided
-    # by it, and only a sentence the engine logs (`... NVML Shared Library Not Found`) may be above the paste
-    whole = any(c.complete and c.headed and c.frames for c in scan.crashes if c.role != "consequence")
-    if any(st.state == MISS and (cl.kind != "log" or whole and not any(_SENTENCE.search(src) for src in cl.sources))
-           for st, cl in zip(states, alternative)):
-        return None
+def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan) -> tuple[Evidence, ...]:
+    """An alternative's states, its `log` clauses left unknown by a paste that starts at its crash (clause_state)
+    kept so only when the alternative's message clause hit on words of its own (a literal of MIN_FRAGMENT characters
+    that is not Python's wording of an error: `Device string must not be empty`) and, under a whole traceback (from
+    its header to its exception, which shows every line it holds), the clause looks for a sentence the engine logs
+    (`... NVML Shared Library Not Found`) rather than a frame, a file or a code line; else they miss, as on any
+    other log. The finding such an alternative makes is a candidate (rank.score keeps it low)."""
+    if not any(st.state == UNKNOWN and st.text == UNSEEN_LOG for st in states):
+        return states
     said = [c.message for c in scan.crashes if c.said]
-    if not any(st.state == HIT and not st.generic and cl.kind == "message" and any(
-            words in message and len(_own_words(words)) >= MIN_FRAGMENT
-            for _, words in fragment_literals(cl, MIN_FRAGMENT, 1) for message in said)
-            for st, cl in zip(states, alternative)):
-        return None  # (only a message that says something of its own: not Python's wording, not a frame on the path)
-    return tuple(replace(st, state=UNKNOWN, text=UNSEEN_LOG) if st.state == MISS else st for st in states)
+    telling = any(st.state == HIT and not st.generic and cl.kind == "message" and any(
+        words in message and len(_own_words(words)) >= MIN_FRAGMENT
+        for _, words in fragment_literals(cl, MIN_FRAGMENT, 1) for message in said)
+        for st, cl in zip(states, alternative))
+    whole = any(c.complete and c.headed and c.frames for c in scan.crashes if c.role != "consequence")
+    return tuple(
+        replace(st, state=MISS, text=f"no log line matches {_names(cl.sources)}")
+        if st.state == UNKNOWN and st.text == UNSEEN_LOG and (
+            not telling or whole and not any(_SENTENCE.search(src) for src in cl.sources)) else st
+        for st, cl in zip(states, alternative))
 
 
 def colon_cut(crash: Crash) -> bool:
@@ -323,8 +323,9 @@ def colon_cut(crash: Crash) -> bool:
 
 def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None,
                  taken: frozenset[str] = frozenset()) -> Evidence:
-    """One clause's state on a scan. `taken`: frames a `match` clause already hit, which a `supports` clause passes
-    over for the next frame it names (a rule naming its raise site in both says more of the path than that frame)."""
+    """One clause's state on a scan. `taken`: the frames and log lines a `match` clause already hit, which a `supports`
+    clause passes over for the next frame or line it names (a rule naming its raise site in both says more of the path
+    than that frame; the line its match found, repeated among its supporting patterns, is one fact, not two)."""
     kind = clause.kind
     crashes = [c for c in scan.crashes if c.role != "wrapper"]
     search = hay is None or hay.may_hit(clause)
@@ -428,12 +429,17 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             at = hay.first_line(clause, i, rule_id)
             if at is not None:
                 hits.append((clause.sources[i] in clause.generic_sources, at, i))
+        if taken and hits:
+            # (a line the match took is shown once: another line the clause finds says more; with none, it stands)
+            hits = [h for h in hits if (scan.lines[h[1]] if h[1] < len(scan.lines) else hay.lines[h[1]]) not in taken] or hits
         if hits:
             _, at, i = min(hits)
             line = scan.lines[at] if at < len(scan.lines) else hay.lines[at]  # (a joined JSON object is the haystack's own)
             source = clause.sources[i]
             m = _search(compile_pattern("log", source), hay.lines[at], rule_id, source) if "(?P<" in source else None
             return _hit(label, f"log line “{_short(line)}”", clause, source, line=line, m=m)
+    if starts_at_crash(scan):
+        return Evidence(label, UNKNOWN, UNSEEN_LOG)  # (evaluate's _unseen_log decides whether it stays so)
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
@@ -808,8 +814,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
             if states is None or states is _MESSAGE_MISSED:  # (the alternative is out, whatever its other clauses say)
                 message_missed = message_missed or states is _MESSAGE_MISSED
                 continue
-        if explain_rejection and any(s.state == MISS for s in states):
-            states = _unseen_log(states, alternative, scan) or states
+        states = _unseen_log(states, alternative, scan)
         generic = {s.clause: s.generic for s in states}
         if explain_rejection and any(s.state == MISS for s in states):  # (the ranking's path drops these above)
             message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)
@@ -824,7 +829,8 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
             best, best_generic, best_key, rejected, chosen = states, generic, key, False, alternative
     if rejected and not explain_rejection:
         return RuleMatch(rule, best, (), (), rejected, dict(best_generic), message_missed)
-    taken = frozenset(s.subject for s in best if s.state == HIT and s.clause.endswith(".frames"))
+    taken = frozenset(s.subject if s.clause.endswith(".frames") else s.line for s in best
+                      if s.state == HIT and s.clause.endswith((".frames", ".log")))
     supports = tuple(clause_state(cl, scan, rule.id, f"supports.{cl.kind}", hay, taken) for cl in rule.supports)
     # a supporting pattern that a hit `match` clause also holds finds the very line that clause found: one fact, not
     # two (a rule naming the embedding checkpoint in both); it is neither shown nor counted again
@@ -848,18 +854,14 @@ def _states_until_miss(alternative, scan: Scan, rule_id: str, prefix: str, hay: 
             hay.absent[cl.kind] == MISS and not hay.may_hit(cl) for cl in alternative):
         return None  # a clause whose anchors the log lacks: a miss without a regex
     found: dict[int, Evidence] = {}
-    unseen = False  # a `log` clause missed on a paste that starts at its crash (_unseen_log decides)
     for j in sorted(range(len(alternative)), key=lambda k: alternative[k].kind != "message"):
         cl = alternative[j]
         state = clause_state(cl, scan, rule_id, f"{prefix}.{cl.kind}", hay)
         if state.state == MISS:
-            if cl.kind == "log" and (hay.absent["log"] == UNKNOWN if hay is not None else starts_at_crash(scan)):
-                unseen = True
-            else:
-                return _MESSAGE_MISSED if cl.kind == "message" else None
+            return _MESSAGE_MISSED if cl.kind == "message" else None
         found[j] = state
-    states = tuple(found[j] for j in range(len(alternative)))
-    return _unseen_log(states, alternative, scan) if unseen else states
+    states = _unseen_log(tuple(found[j] for j in range(len(alternative))), alternative, scan)
+    return None if any(st.state == MISS for st in states) else states
 
 
 def candidates(clause: Clause, text: str, lower: str, only: tuple[int, ...] | None = None, partial: bool = False):

@@ -370,9 +370,13 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = F
     risks: tuple = ()
     steps = next_steps(scan, ranked, site_steps)
     if verdict is Verdict.CLEAN:
-        from .preflight import MAX_RISKS, launch_risks, step_risks  # only a crash-free log pays for the preflight tables
+        from .preflight import MAX_RISKS, launch_risks, shown_risks, step_risks  # only a crash-free log pays for the preflight tables
 
         risks = launch_risks(scan, catalog)
+        shown = shown_risks(scan, catalog, hay)
+        if shown:  # a cause whose own lines the log shows, before the launch's possible problems
+            listed = {s.rule_id for s in shown}
+            risks = (shown + tuple(r for r in risks if r.rule_id not in listed))[:MAX_RISKS]
         if scan.stopped_in:
             step = step_risks(scan, catalog)
             listed = {s.rule_id for s in step}

@@ -31,7 +31,7 @@ from ..knowledge.catalog import Catalog, safe_search
 from ..knowledge.patterns import compile_pattern
 from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
-from .match import evaluate, when_states
+from .match import Haystack, evaluate, when_states
 from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
 from .rank import SEEN, confirm_note, fixes_for, rank_key, score
 from .fingerprint import is_engine_file
@@ -729,6 +729,44 @@ def step_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
         out.append(replace(found, confidence="low", basis="risk",
                            evidence=(Evidence("phase", "hit", f"the log stops while {phase}"),) + evidence,
                            notes=(STEP_NOTE.format(phase=phase),) + confirm_note(rm)))
+    out.sort(key=rank_key)
+    return tuple(out[:MAX_RISKS])
+
+
+SHOWN_NOTE = "the log shows this cause's own line, and it stops before any crash: a risk until the lines after it are pasted"
+
+
+def shown_risks(scan: Scan, catalog: Catalog, hay: Haystack) -> tuple[Finding, ...]:
+    """The causes a crash-free log already shows the lines of: a rule whose best `match` alternative hit on its `log`
+    clauses, with only the crash clauses it needs left unknown (no crash in the paste), and a specific supporting
+    line beside them (`CUDA platform is not available because: NVML Shared Library Not Found` with `No platform
+    detected, vLLM is running on UnspecifiedPlatform`). A paste cut before its traceback (an issue's excerpt) shows
+    the cause and not yet the crash; a healthy log that prints the same first line (ROCm's NVML line) lacks the
+    second."""
+    out = []
+    for rule in hay.contenders(catalog.rules.values()):
+        rm = evaluate(rule, scan, hay)
+        if rm.rejected or not rm.match:
+            continue
+        kinds = [ev.clause.rsplit(".", 1)[-1] for ev in rm.match]
+        if not any(k == "log" and ev.state == "hit" and not ev.generic for k, ev in zip(kinds, rm.match)):
+            continue
+        if any(ev.state != "hit" and k == "log" or ev.state == "miss" for k, ev in zip(kinds, rm.match)):
+            continue
+        if not any(ev.state == "unknown" and k != "log" for k, ev in zip(kinds, rm.match)):
+            continue  # (the line is the whole of what the rule needs: a crash line, and the log has no crash)
+        shown = {ev.line for ev in rm.match if ev.state == "hit"}
+        if not any(ev.state == "hit" and not ev.generic and ev.clause.endswith(".log") and ev.line not in shown
+                   for ev in rm.supports):
+            continue
+        if any(ev.state == "miss" for ev in rm.when):
+            continue
+        evidence = tuple(ev for ev in tuple(rm.match) + tuple(rm.supports) + tuple(rm.when) if ev.state == "hit")
+        out.append(Finding(
+            rule_id=rule.id, title=rule.title, status=rule.status, score=round(0.1 * len(evidence), 3),
+            confidence="low", engines=rule.engines, families=rule.families, references=rule.references,
+            evidence=evidence, fixes=fixes_for(rm, scan.environment), fixed_in=rule.fixed_in,
+            notes=(SHOWN_NOTE,) + confirm_note(rm), basis="risk"))
     out.sort(key=rank_key)
     return tuple(out[:MAX_RISKS])
 

@@ -465,7 +465,7 @@ def rank_key(f: Finding, depth: dict[str, int] | None = None) -> tuple:
     that hold (_gates_held); then, for candidates nothing in the log tells apart, the cause reported in more issues
     and the better established one (a prior, not evidence), then the id."""
     return (f.confidence != "high", -f.score, CONFIDENCE_ORDER[f.confidence], -_deepest(f, depth or {}),
-            -_gates_held(f), 0 if f.basis == "evidence" else -len(f.references), STATUS_ORDER.get(f.status, 3),
+            -_gates_held(f), 0 if f.basis in ("evidence", "unseen") else -len(f.references), STATUS_ORDER.get(f.status, 3),
             f.rule_id)
 
 

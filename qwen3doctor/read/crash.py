@@ -82,9 +82,15 @@ _NATIVE = re.compile(
     # cuda-gdb's line where it stopped: `0x00007ffd2e4a1c40 in fused_moe_kernel<<<(1024,1,1),(128,1,1)>>> ()`
     r"0x[0-9a-fA-F]+\s+in\s+(?=[\w:]+(?:<[^()]*?>)?<<<)|"
     # UCX's backtrace under `Caught signal N`: ` 4  /path/fused_moe_trtllm_sm100.so(_ZN3moe3dev7routing...+0x1b2) [0x7d..]`
-    r"\d+\s+/\S+?\.so[\w.]*\((?=[A-Za-z_]))"
+    r"\d+\s+/\S+?\.so[\w.]*\((?=[A-Za-z_])|"
+    # TensorRT-LLM's backtrace under its `[TensorRT-LLM][ERROR] Assertion failed: ...` (glibc backtrace_symbols, demangled):
+    # `3       0x7fac7b14ab11 tensorrt_llm::kernels::trtllmGenFp8BlockScaleMoe::PermuteGemm1::Runner::run(void*, ...) + 241`
+    r"\d+\s+0x[0-9a-fA-F]+\s+(?=[A-Za-z_]))"
     r"(?:void\s+|\w+\s+(?=[\w:]+[<(]))?(?P<name>[A-Za-z_][\w:]*(?:<[^()]*?>)?(?:::[A-Za-z_~]\w*)*)"
 )
+# a line of the same backtrace that names only its library (`2       0x7fac7ac7f699 /usr/lib/libtensorrt_llm.so(+0x1d5e699)
+# [0x7fac7ac7f699]`): part of the native stack, no function and no message
+_NATIVE_NAMELESS = re.compile(r"^\d+\s+0x[0-9a-fA-F]+\s+(?:/\S+?\.so[\w.]*\(\+0x[0-9a-fA-F]+\)|\?\?)")
 # CUDA's advice names the error even when the error line itself was not pasted
 _CUDA_ADVICE = re.compile(r"Search for `(cudaError\w+)'")
 CUDA_ERRORS = {
@@ -209,6 +215,9 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # a CUDA driver call's failure as a native library reports it (torch_memory_saver's
     # `[torch_memory_saver.cpp] CUresult error  result=1 file=... func=resume line=214`)
     (r"CUresult error\s+result=\d+.*", ("CUresult error",)),
+    # TensorRT-LLM's C++ check (TLLM_CHECK, also compiled into FlashInfer's TRT-LLM kernels), over the native stack it
+    # prints: `[TensorRT-LLM][ERROR] Assertion failed: Error occurred when running GEMM! (.../KernelRunner.cpp:180)`
+    (r"\[TensorRT-LLM\]\[ERROR\] .+", ("[TensorRT-LLM][ERROR]",)),
     # SGLang's own segfault handler, over the native stack it prints most recent call first
     (r"!{3,} ?Segfault encountered ?!{3,}", ("Segfault encountered",)),
     # a Rust component's panic (SGLang's router / model gateway, a tokenizer binding): `thread 'x' panicked at src/f.rs:1:2:`
@@ -654,6 +663,9 @@ class CrashParser:
             tb.end = line_no
             if len(tb.frames) > MAX_FRAMES:
                 del tb.frames[0]
+            return
+        if tb is not None and (tb.native or tb.done) and _NATIVE_NAMELESS.match(stripped):
+            tb.end = line_no
             return
         native = _NATIVE.match(stripped)
         if native:

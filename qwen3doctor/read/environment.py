@@ -344,6 +344,9 @@ _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit a
 _VLLM_OWN = re.compile(r"No available shared memory broadcast block found in \d+ seconds")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
 _LINEAR_METHOD = re.compile(r"\b(?P<q>GPTQ|AWQ|Fp8|ModelOpt\w*?|CompressedTensors)(?:Marlin)?LinearMethod\b")
+# vLLM's model config warns once per launch of a method it has not tuned: `bitsandbytes quantization is not fully
+# optimized yet. The speed can be slower than non-quantized models.` (the method the engine resolved, whatever the flags)
+_UNOPTIMIZED = re.compile(r"\b(?P<q>[\w-]+) quantization is not fully optimized yet\b")
 # the Hugging Face cache's folder for a model: `models--Qwen--Qwen3-0.6B`
 _HF_CACHE = re.compile(r"\S*/models--([\w.-]+?)--([\w.-]+)(?:/snapshots/\w+)?/?")
 _FALSY = {"none", "false", "0", "", "null", "[]", "{}", "''", '""'}
@@ -663,6 +666,9 @@ class EnvCollector:
         lm = _LINEAR_METHOD.search(text) if "LinearMethod" in text else None
         if lm:
             self.put("quantization_method", lm.group("q").lower(), "log: linear method " + lm.group(0), P_HINT)
+        uq = _UNOPTIMIZED.search(text) if "not fully optimized yet" in text else None
+        if uq:
+            self.put("quantization_method", uq.group("q").lower(), "log: the engine's warning on its method", P_HINT)
         if "accept len: " in text and "Decode batch" in text:
             self.flags.add("--speculative-algorithm")  # SGLang reports the draft tokens accepted only when it drafts
         elif "SpecDecoding metrics:" in text:
