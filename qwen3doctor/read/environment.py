@@ -302,7 +302,10 @@ _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_
                        r"\bsgl_kernel_npu\b|\bc10_npu\b|\baclnn[A-Z]\w*|\baclrt[A-Z]\w*|"
                        # the CANN runtime's dump of a device fault (`[FILE:device_error_core_proc.cc]`, `there is an
                        # exception of aivec error`, `[stars_engine.cc:1534]472 ProcLogicCqReport:Task run failed`)
-                       r"\bdevice_error_core_proc\.cc\b|\bstars_engine\.cc\b|there is an exception of \w+ error\b", re.I)
+                       r"\bdevice_error_core_proc\.cc\b|\bstars_engine\.cc\b|there is an exception of \w+ error\b|"
+                       # the runtime's stream-exception dump of an AI CPU / hardware task scheduler fault (`Message
+                       # info[0]:RTS_HWTS: Aicpu exception, slot_id=7`, `function=process_hwts_error_exception`)
+                       r"\bRTS_HWTS\b|\bprocess_hwts_error_exception\b|\bAicpu (?:exception|kernel execute failed)\b", re.I)
 # a Python installed the macOS way (`/Users/...`, `cpython-3.12-macos-aarch64`, `/Library/Frameworks/Python`): no CUDA
 _MACOS = re.compile(r"macos-(?:aarch64|arm64|x86_64)|/Library/Frameworks/Python\.framework/|\bdarwin\b|^\s*File \"/Users/", re.I)
 # the fused-MoE kernel config a MoE model looks up names the running device: `E=128,N=384,device_name=NVIDIA_H20.json`
