@@ -334,3 +334,18 @@ def test_a_common_rules_advice_titled_for_the_other_engine_is_left_out(catalog):
     report = diagnose_text(log, catalog)
     titles = [f.title for f in report.findings[0].fixes]
     assert titles and not any(t.startswith("SGLang") for t in titles), titles
+
+
+def test_a_line_that_holds_a_generic_error_and_names_its_cause_ranks_that_cause_first(catalog):
+    # Ascend's CausalConv1d operator prints its check on the line of its generic failure: the accepted-token cause
+    # goes before the operator's generic tiling rule, whatever the flag condition left open costs its score
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    line = ("[ERROR] numAcceptedTokens[0]=3 exceeds varlen segment length=2 RuntimeError: call aclnnCausalConv1d "
+            "failed, detail:EZ9999: Inner Error! CausalConv1d do tiling failed, ret is -1.\n")
+    ids = [f.rule_id for f in diagnose_text(line, catalog).findings]
+    assert ids[:2] == ["ascend-causal-conv1d-spec-accepted-exceeds-segment", "ascend-causal-conv1d-tiling-rejected"]
+    # the generic failure alone stays the generic rule's
+    alone = diagnose_text("RuntimeError: call aclnnCausalConv1d failed, detail:EZ9999: Inner Error! CausalConv1d do "
+                          "tiling failed, ret is -1.\n", catalog).findings
+    assert alone[0].rule_id == "ascend-causal-conv1d-tiling-rejected"

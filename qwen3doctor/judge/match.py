@@ -389,7 +389,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 if m:
                     if crash.excerpt:
                         return _hit(label, f"pasted lines “{_short(text)}”", clause, src, FRAGMENT, m=m)
-                    return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src, m=m)
+                    return _hit(label, f"message “{_short(text)}”{_where(crash)}", clause, src, text, m=m)
             head = _cut_head(crash, text)
             if head is not None:
                 # a message the paste shortened with "...", or the last line of a paste that stops mid-line: what it

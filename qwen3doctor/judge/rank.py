@@ -450,6 +450,7 @@ def rank(findings: list[Finding], scan: Scan | None = None) -> list[Finding]:
     # (the cause reported in more issues, then the better established one, is listed first only when nothing in
     # the log tells them apart: a prior, not evidence)
     findings.sort(key=lambda f: rank_key(f, depth))
+    findings = _narrower_first(findings)
     # a thin paste: up to three candidates, each saying what would confirm it
     limit = MAX_CANDIDATES if findings and all(f.confidence == "low" for f in findings) else MAX_FINDINGS
     return _tie_shared(findings[:limit])
@@ -497,6 +498,32 @@ def _frame_depths(scan: Scan | None) -> dict[str, int]:
 def _deepest(f: Finding, depth: dict[str, int]) -> int:
     return max((depth.get(ev.subject, 0) for ev in f.evidence if ev.state == "hit" and ev.subject
                 and ev.clause.endswith("frames")), default=0)
+
+
+def _narrower_first(findings: list[Finding]) -> list[Finding]:
+    """A finding whose own line holds the whole of what another's evidence matched, and more, goes before it: the
+    operator's check printed on the line of the generic error (`numAcceptedTokens[0]=3 exceeds varlen segment length=2
+    RuntimeError: call aclnnCausalConv1d failed ...`) names which of that error's causes it is."""
+    out = list(findings)
+    for i in range(len(out)):
+        for j in range(i + 1, len(out)):
+            if _holds(out[j], out[i]):
+                out.insert(i, out.pop(j))
+    return out
+
+
+NARROWER_EXTRA = 24  # characters a line must say beyond the other finding's text (more than an exception type)
+
+
+def _holds(a: Finding, b: Finding) -> bool:
+    """Every strong `match` hit of b is inside one strong `match` hit of a with NARROWER_EXTRA characters to spare."""
+    if a.basis != "evidence" or b.basis != "evidence" or a.confidence == "low":
+        return False
+    mine = [ev.line or ev.subject for ev in a.evidence
+            if ev.state == "hit" and ev.clause.startswith("match") and not ev.generic and (ev.line or ev.subject)]
+    theirs = [ev.line or ev.subject for ev in b.evidence
+              if ev.state == "hit" and ev.clause.startswith("match") and not ev.generic and (ev.line or ev.subject)]
+    return bool(theirs) and all(any(t in m and len(m) - len(t) >= NARROWER_EXTRA for m in mine) for t in theirs)
 
 
 SHARED_NOTE = "its evidence is shared with {others}: the clause that would tell them apart is not in the log"
