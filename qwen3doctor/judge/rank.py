@@ -519,11 +519,14 @@ def _holds(a: Finding, b: Finding) -> bool:
     """Every strong `match` hit of b is inside one strong `match` hit of a with NARROWER_EXTRA characters to spare."""
     if a.basis != "evidence" or b.basis != "evidence" or a.confidence == "low":
         return False
-    mine = [ev.line or ev.subject for ev in a.evidence
-            if ev.state == "hit" and ev.clause.startswith("match") and not ev.generic and (ev.line or ev.subject)]
-    theirs = [ev.line or ev.subject for ev in b.evidence
-              if ev.state == "hit" and ev.clause.startswith("match") and not ev.generic and (ev.line or ev.subject)]
+    mine, theirs = _strong_seen(a), _strong_seen(b)
     return bool(theirs) and all(any(t in m and len(m) - len(t) >= NARROWER_EXTRA for m in mine) for t in theirs)
+
+
+def _strong_seen(f: Finding) -> list[str]:
+    """What the strong `match` hits of a finding saw: the log line, or the message or frame (Evidence.subject)."""
+    return [ev.line or ev.subject for ev in f.evidence
+            if ev.state == "hit" and ev.clause.startswith("match") and not ev.generic and (ev.line or ev.subject)]
 
 
 SHARED_NOTE = "its evidence is shared with {others}: the clause that would tell them apart is not in the log"
