@@ -15,8 +15,10 @@ PLUGIN_SERVED = frozenset({"qwen3-tts", "qwen3-asr"})
 # a rule naming the key also covers these detected families
 FAMILY_COVERS = {"qwen3.5": {"qwen3.5-moe"}, "qwen3-moe": {"qwen3-coder"}}
 
-QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "awq", "int8", "nvfp4", "mxfp4", "gguf", "bf16", "fp16")
-QUANT_COVERS = {"fp8": {"fp8-block"}}
+QUANTIZATIONS = ("fp8", "fp8-block", "gptq-int4", "gptq-int8", "awq", "int8", "nvfp4", "mxfp4", "gguf", "bf16", "fp16")
+# a GPTQ checkpoint with 8-bit weights (`Qwen3-32B-GPTQ-Int8`) runs on the GPTQ machinery (gptq_marlin, the MoE
+# WNA16 kernels) that rules name `gptq-int4`, and it is an int8 checkpoint
+QUANT_COVERS = {"fp8": {"fp8-block"}, "gptq-int4": {"gptq-int8"}, "int8": {"gptq-int8"}}
 
 # argparse refusing a command line (the server never starts; exit code 2): `vllm serve: error: argument --x: invalid
 # choice: ...`, `launch_server.py: error: unrecognized arguments: ...`. Its line names the program, not a command line
@@ -156,7 +158,8 @@ _QUANT_NAMES = (
     (r"\.gguf\b|^gguf$", "gguf"),
     (r"nvfp4|modelopt[-_]?fp4|\bfp4\b|w4a4", "nvfp4"),
     (r"mxfp4", "mxfp4"),
-    (r"gptq[-_]?int8|w8a16|int8|w8a8[-_]?int", "int8"),
+    (r"gptq[-_]?int8|gptq[-_]8bit", "gptq-int8"),
+    (r"w8a16|int8|w8a8[-_]?int", "int8"),
     (r"awq", "awq"),
     (r"gptq|int4|autoround|auto-round|w4a16|wna16|marlin", "gptq-int4"),
     (r"fp8|w8a8[-_]?fp8|float8", "fp8"),

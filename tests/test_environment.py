@@ -731,3 +731,20 @@ def test_the_engines_warning_on_an_untuned_method_names_the_quantization():
     # a method outside the vocabulary is still the method the engine resolved
     env = env_of("WARNING 08-08 17:18:49 config.py:254] bitsandbytes quantization is not fully optimized yet.\n")
     assert env.get("quantization_method") == "bitsandbytes" and env.get("quantization") is None
+
+
+def test_an_8_bit_gptq_checkpoint_is_gptq_int8_and_gptq_rules_cover_it():
+    log = ("INFO 05-10 10:01:02 [api_server.py:1044] args: Namespace(model='Qwen/Qwen3-30B-A3B-GPTQ-Int8', "
+           "tensor_parallel_size=2)\n"
+           "INFO 05-10 10:01:09 [gptq_marlin.py:143] The model is convertible to gptq_marlin during runtime. "
+           "Using gptq_marlin kernel.\n")
+    assert env_of(log).get("quantization") == "gptq-int8"
+    # the method line alone names the format, the model's name which of its widths it is
+    env = env_of("WARNING 08-08 17:18:49 config.py:254] gptq_marlin quantization is not fully optimized yet.\n"
+                 "INFO 08-08 17:18:50 Initializing an LLM engine with config: model='Qwen/Qwen3-14B-GPTQ-Int8'\n")
+    assert env.get("quantization") == "gptq-int8"
+    from qwen3doctor import vocab
+    assert vocab.quant_covers("gptq-int4", "gptq-int8") and vocab.quant_covers("int8", "gptq-int8")
+    assert not vocab.quant_covers("gptq-int4", "int8") and not vocab.quant_covers("awq", "gptq-int8")
+    # a W8A8 int8 export is no GPTQ checkpoint
+    assert env_of("args: Namespace(model='Qwen3-8B-W8A8-INT8')\n").get("quantization") == "int8"

@@ -300,7 +300,7 @@ def _gpu_count_alert(env: Environment, need: int, tp: int, pp: int, dp: int, ale
 # bytes a parameter takes on the GPU, at least, for each quantization (the 4-bit formats' scales and the layers they
 # leave in BF16 only add to it)
 # (an unknown quantization - a local path that says none - is not assumed to be BF16: no check)
-BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp8-block": 1.0, "int8": 1.0, "awq": 0.5,
+BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp8-block": 1.0, "int8": 1.0, "gptq-int8": 1.0, "awq": 0.5,
                    "gptq-int4": 0.5, "nvfp4": 0.5, "mxfp4": 0.5}
 # no GPU sold holds more (B300 and MI355X: 288 GB): weights beyond this per rank cannot load anywhere
 LARGEST_GPU_GIB = 268

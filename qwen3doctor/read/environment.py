@@ -1163,8 +1163,11 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
         quant = None
         if "quantization_method" in out:
             quant = vocab.quantization_of(str(out["quantization_method"].value))
-            if quant == "fp8" and model and vocab.quantization_of(str(model.value), from_model_name=True) == "fp8-block":
-                quant = "fp8-block"
+            # the model's name may say which of the method's formats it is: `fp8` with Qwen's block-FP8 checkpoint,
+            # `gptq_marlin` with a `-GPTQ-Int8` one
+            named = vocab.quantization_of(str(model.value), from_model_name=True) if quant and model else None
+            if named and named != quant and vocab.quant_covers(quant, named):
+                quant = named
             if quant:
                 out["quantization"] = Fact(quant, out["quantization_method"].source)
         if not quant and model and str(out["quantization_method"].value if "quantization_method" in out else "") != "ascend":
