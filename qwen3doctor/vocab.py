@@ -62,7 +62,7 @@ PYTHON_ERRORS = (
 )
 
 # maca: MetaX GPUs (the vllm-metax / MACA stack); musa: Moore Threads GPUs; metal: Apple silicon (vllm-metal, on MLX)
-PLATFORMS = ("cuda", "rocm", "npu", "xpu", "cpu", "tpu", "maca", "musa", "metal")
+PLATFORMS = ("cuda", "rocm", "npu", "xpu", "hpu", "cpu", "tpu", "maca", "musa", "metal")
 
 
 def family_covers(rule_family: str, detected: str) -> bool:

@@ -748,3 +748,11 @@ def test_an_8_bit_gptq_checkpoint_is_gptq_int8_and_gptq_rules_cover_it():
     assert not vocab.quant_covers("gptq-int4", "int8") and not vocab.quant_covers("awq", "gptq-int8")
     # a W8A8 int8 export is no GPTQ checkpoint
     assert env_of("args: Namespace(model='Qwen3-8B-W8A8-INT8')\n").get("quantization") == "int8"
+
+
+def test_an_intel_gaudi_log_is_the_hpu_platform_and_no_cuda_one():
+    log = ('  File "/usr/local/lib/python3.10/dist-packages/habana_frameworks/torch/core/step_closure.py", line 71, in mark_step\n'
+           "RuntimeError: synStatus=26 [Generic failure] Device acquire failed.\n")
+    assert env_of(log).get("platform") == "hpu"
+    assert env_of("INFO 01-20 09:12:01 [__init__.py:43] Platform plugin hpu is activated\n").get("platform") == "hpu"
+    assert env_of("INFO 01-20 09:12:01 [cuda.py:302] Using Flash Attention backend.\n").get("platform") != "hpu"

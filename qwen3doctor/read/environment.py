@@ -38,6 +38,7 @@ _QUICK_WORDS = tuple(
         "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
         "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=", "device_error_core",
         "stars_engine", "exception of", "llm-scaler", "oneccl", "ze_handle", " arc", "gpu max", "hf snapshot",
+        "habana", "gaudi", "hl-smi", "hl-2", "hl-3", "synstatus", "hpu",
     )
 )
 
@@ -265,7 +266,7 @@ _BANNER_MODEL = re.compile(r"█.*\bmodel\s+(\S+)\s*$|"  # the 2026 banner's `mo
 # record that logged them (`INFO 08-20 10:11:02 [utils.py:299]   version 0.27.0`)
 _PLAIN_BANNER = re.compile(r"\s*version\s+v?(\d+\.\d+[\w.+-]*)\s*$")
 _PLAIN_BANNER_MODEL = re.compile(r"\s*model\s+(\S+)\s*$")
-_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|cpu|tpu|metax|maca|musa|metal)\b", re.I)
+_PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin) (cuda|rocm|ascend|npu|xpu|hpu|cpu|tpu|metax|maca|musa|metal)\b", re.I)
 _PLATFORM_NAMES = {"ascend": "npu", "npu": "npu", "metax": "maca", "maca": "maca"}
 _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
 # Google's TPUs: the device listing (`TPU7x-8`, `TPU v5e`), tpu-inference's worker, libtpu
@@ -290,6 +291,9 @@ _XPU_HINT = re.compile(r"\bVLLM_TARGET_DEVICE=xpu\b|^\[level_zero:gpu\]|\bUR_RES
                        # (the branch a custom op takes on an Intel GPU, as `forward_hip` is ROCm's)
                        r"\bin forward_xpu$|/platforms/xpu\.py\b")
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
+# Intel Gaudi (HPU): its PyTorch bridge, vLLM's Gaudi plugin and fork, the device listing, the graph runtime's status
+_HPU_HINT = re.compile(r"\bhabana_frameworks\b|\bvllm[-_]gaudi\b|\bhl-smi\b|\bHL-[23]\d\d\b|\bGaudi ?[123]?\b|\bsynStatus\b|"
+                       r"\bPT_HPU_\w+|/platforms/hpu\.py\b|\bhpu_(?:model_runner|worker)\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
@@ -879,6 +883,8 @@ class EnvCollector:
             self.put("platform", "maca", "log: MetaX's flash attention", P_HINT)
         elif _XPU_HINT.search(text):
             self.put("platform", "xpu", "log: an Intel GPU", P_HINT)
+        elif _HPU_HINT.search(text):
+            self.put("platform", "hpu", "log: an Intel Gaudi", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
         elif "rocm" in text and _ROCM_TAG.search(text):
