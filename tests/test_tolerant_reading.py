@@ -866,3 +866,18 @@ def test_syslog_host_tags_and_c10_error_records_are_read(catalog):
     assert primary(atb, catalog).message == "SelfAttentionOperation setup failed!"
     # (a warning-level c10 record is no crash)
     assert not crashes("[rank0]:[W1201 06:31:02.635822600 ProcessGroupNCCL.cpp:1000] Guessing device ID based on global rank\n", catalog)
+
+
+def test_frames_whose_paths_lost_their_quotes_are_frames(catalog):
+    paste = ("Traceback (most recent call last):\n"
+             "  File /usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py, line 701, in run_engine_core\n"
+             "    raise e\n"
+             "  File /usr/local/lib/python3.12/site-packages/vllm/model_executor/layers/mamba/ops/causal_conv1d.py, "
+             "line 1088, in causal_conv1d_update\n"
+             "    assert num_cache_lines >= batch\n"
+             "AssertionError\n")
+    crash = primary(paste, catalog)
+    assert [f.function for f in crash.frames] == ["run_engine_core", "causal_conv1d_update"]
+    assert crash.frames[-1].file.endswith("mamba/ops/causal_conv1d.py") and crash.frames[-1].line == 1088
+    # a sentence that mentions a file and a line is no frame
+    assert not crashes("Please see File setup.py, line 12 in the docs for the steps.\n", catalog)

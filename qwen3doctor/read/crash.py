@@ -44,6 +44,8 @@ def _posix(file: str) -> str:
 _FRAME_NO_LINE = re.compile(r'^\s*File\s+"(?P<file>[^"]+)",\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$')
 # IPython's / Jupyter's frame: `File ~/env/lib/python3.12/site-packages/litellm/utils.py:1775, in client.<locals>.wrapper(...)`
 _FRAME_IPYTHON = re.compile(r"^\s*File (?P<file>[~/][^:\s]*\.py):(?P<line>\d+), in (?P<func>[A-Za-z_<][\w<>.]*)")
+# a frame whose path lost its quotes (a page's markdown, a log shipper): `File /x/vllm/v1/engine/core.py, line 701, in f`
+_FRAME_BARE = re.compile(r"^\s*File\s+(?P<file>[^\s\",]+\.pyx?),\s+line\s+(?P<line>\d+)(?:,?\s+in\s+(?P<func>[^\s(]+))?")
 # a frame line hard-wrapped by a web page or a terminal: the path cut before its closing quote, or `, in` at the end
 _FRAME_CUT_PATH = re.compile(r'^\s*File\s+"[^"]*$')
 # a compact frame, as tools and reporters summarise a traceback: `sglang/srt/layers/x.py:1741` over its code line, or
@@ -627,7 +629,8 @@ class CrashParser:
             tb.end = line_no
             return
         m = _FRAME.match(text) or _FRAME_NO_LINE.match(text) or (
-            _FRAME_IPYTHON.match(text) if "File ~" in text or ".py:" in text else None)
+            _FRAME_IPYTHON.match(text) if "File ~" in text or ".py:" in text else None) or (
+            _FRAME_BARE.match(text) if ".py, line " in text or ".pyx, line " in text else None)
         if m and (m.group("func") or text.lstrip().startswith("File")):
             if tb is not None and tb.done:
                 self._close(process)

@@ -32,7 +32,7 @@ CHUNK = 256 << 10  # bytes per read: small enough that most blocks hold no ancho
 # Lines that may start or continue a crash: a traceback's own words and those of every crash-line shape
 # (crash.SHAPE_WORDS). A hit also keeps the AFTER_CRASH lines that follow.
 CRASH_ANCHORS = tuple(dict.fromkeys((
-    "Traceback", "Exception raised", 'File "', '", line ', "what():", "During handling", "direct cause", "signal",
+    "Traceback", "Exception raised", 'File "', '", line ', ".py, line ", "what():", "During handling", "direct cause", "signal",
     "NCCL", "out of memory", "Aborted", "SIGKILL", "SIGSEGV", "SIGABRT", "by --disable-cuda-graph",
 ) + SHAPE_WORDS))
 # Lines that may say something about the environment after the start-up region.
