@@ -881,3 +881,29 @@ def test_frames_whose_paths_lost_their_quotes_are_frames(catalog):
     assert crash.frames[-1].file.endswith("mamba/ops/causal_conv1d.py") and crash.frames[-1].line == 1088
     # a sentence that mentions a file and a line is no frame
     assert not crashes("Please see File setup.py, line 12 in the docs for the steps.\n", catalog)
+
+
+def test_an_error_record_above_a_cut_traceback_of_the_same_logging_call_is_its_message(catalog):
+    # vLLM V0's engine logs the exception's str(), then its traceback, in one `logger.exception` call
+    prefix = "ERROR 03-12 08:14:22 engine.py:366] "
+    paste = "".join(prefix + line + "\n" for line in (
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/engine/multiprocessing/engine.py", line 357, in run_mp_engine',
+        "    engine = MQLLMEngine.from_engine_args(engine_args=engine_args,",
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/worker/model_runner.py", line 1250, in profile_run',
+        "    self.execute_model(model_input, kv_caches, intermediate_tensors)",
+    ))
+    crash = primary(paste, catalog)
+    assert crash.message.startswith("Expected all tensors to be on the same device")
+    assert [f.function for f in crash.frames] == ["run_mp_engine", "profile_run"]
+    # a record from another logging call, or a wrapper's line, says nothing of the traceback under it
+    other = paste.replace(prefix + "Expected", "ERROR 03-12 08:14:21 worker.py:12] Expected", 1)
+    assert primary(other, catalog).message == ""
+    wrapper = paste.replace("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+                            "Exception in worker VllmWorkerProcess while processing method determine_num_available_blocks.")
+    assert "Exception in worker" not in (primary(wrapper, catalog).message or "")
+    # the logging call's own account of the failure is no exception message
+    narrated = paste.replace("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+                             "An error occurred in `transformers` while applying chat template")
+    assert primary(narrated, catalog).message == ""

@@ -68,6 +68,10 @@ _NUMBER_REST = re.compile(r"^(?P<digits>\d*),\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*
 _KERNEL_HEAD = re.compile(r"^\S+\.cuh?:\d+: \w+:$")
 # an engine's error line that gives the exception's text and then logs its traceback (SGLang's tokenizer manager:
 # `Error in request: <message>`, then `Traceback (most recent call last):`)
+# the logging call's own account of a failure, not the exception's message: it names the failure in words of its
+# own (`An error occurred in ... while applying chat template`, `Invocation of add_lora method failed`, `Error trying
+# to handle streaming tool call.`, `StageEngineCoreProc failed to start.`) or ends where its detail would follow
+_NARRATION = re.compile(r"\b(?:fail(?:s|ed|ure)?|errors?|exceptions?|fatal|crash(?:ed)?)\b|:\s*$", re.I)
 _LEAD = re.compile(r"\b(?:Error|Exception) (?:in|while|during|when) [\w ]{2,40}?: (?P<msg>\S.{3,})$")
 # a command line or a flag pasted under a crash line: never the next line of its message
 _COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:python3?|vllm|sglang|torchrun|docker|uv|"
@@ -617,6 +621,13 @@ class CrashParser:
                        indent=_indent(text) if head and head.start() == 0 else 0, reverse=not head)
             if head and before is not None and before[0] == line_no - 1 and (lead := _LEAD.search(before[1])):
                 tb.lead = lead.group("msg")
+            elif head and record is not None and self._records and self._record_key == record:
+                # `logger.exception(e)` (vLLM V0's engine, many wrappers): the exception's str() as an error record,
+                # then its traceback under the same logging call; a traceback cut above its exception has that message
+                rec = self._records[-1]
+                if rec.process == process and rec.last_line == line_no - 1 and not rec.exception_type \
+                        and role_of(rec) == "cause" and not _NARRATION.search(rec.message):
+                    tb.lead = rec.message
             self._open[process] = tb
             return
         if _FRAME_CUT_PATH.match(text) or _FRAME_CUT_FUNC.search(text) or _KERNEL_HEAD.match(stripped):
