@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
-from ..read.crash import PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, prose_crash
+from ..read.crash import LEAD_LINES, PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, lines_above_crash, prose_crash
 from .combination import GATES
 from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits, when_states
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
@@ -48,7 +47,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
     recorded: set[str] = set()  # kept lines that came in a logging record of any level
     lines = dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter)))))
-    head: list[tuple[int, str]] = []  # the paste's first lines, for what it shows above its first crash (_lead)
+    head: list[tuple[int, str]] = []  # the paste's first lines, for what it shows above its first crash
     for line_no, line, why in rejoined_commands(lines, _known_flag):
         if line.startswith("```"):
             continue  # a Markdown code fence around the paste: no line of the log (a blank would end a frame cut short)
@@ -70,25 +69,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen,
                 stopped_in=stopped_in(phases, source.lines_read), quiet=frozenset(quiet), recorded=frozenset(recorded),
-                lead=_lead(head, crashes))
-
-
-LEAD_LINES = 4  # the paste's first lines looked at for what stands above its first crash
-# a heading a user puts above a paste (`Traceback:`, `Error log:`, `## Logs`, `<details>`), which is no line of the log
-_HEADING = re.compile(r"(?i)\s*(?:#+ .*|<\/?(?:details|summary|pre|code)>.*|[\w ()/-]{0,40}:\s*)$")
-
-
-def _lead(head: list[tuple[int, str]], crashes) -> int:
-    """How many lines of the log stand above its first crash (up to LEAD_LINES): a heading does not count, nor the
-    error record the crash opens with (`ERROR ... EngineCore encountered a fatal error.` right above its traceback).
-    0: the paste starts at its crash, and what the engine logged before it is not shown."""
-    first = min((c.line_no for c in crashes if c.role != "consequence"), default=None)
-    if first is None:
-        return len(head)
-    above = [(n, line) for n, line in head if n < first and not _HEADING.match(peel_record(line)[1])]
-    if above and above[-1][0] == first - 1 and (peel_record(above[-1][1])[2] or "").startswith(("ERROR", "CRITICAL")):
-        above.pop()
-    return len(above)
+                lead=lines_above_crash(head, crashes))
 
 
 def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import re
 
 from .phases import IMPORTING
+from .prefixes import peel_record
 from .. import vocab
 from ..model import Crash, Frame
 
@@ -1245,3 +1246,21 @@ def _prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
 # `Error during transcription: ...`, `Running Y, an error occurred: ...` (a short paste's only account of the crash)
 _ERROR_LABEL = re.compile(r"(?i)^(?:[\w.-]+(?: [\w.-]+){0,8}, )?(?:an? )?(?:error|exception)(?: (?:occurred|raised|was raised))?"
                           r"(?: (?:in|during|while|when|from) [\w .()/<>-]{1,80}?)?:\s+(?P<msg>\S.{5,})$")
+
+
+LEAD_LINES = 4  # the paste's first lines looked at for what stands above its first crash
+# a heading a user puts above a paste (`Traceback:`, `Error log:`, `## Logs`, `<details>`), which is no line of the log
+_HEADING = re.compile(r"(?i)\s*(?:#+ .*|<\/?(?:details|summary|pre|code)>.*|[\w ()/-]{0,40}:\s*)$")
+
+
+def lines_above_crash(head: list[tuple[int, str]], crashes) -> int:
+    """How many lines of the log stand above its first crash (up to LEAD_LINES): a heading does not count, nor the
+    error record the crash opens with (`ERROR ... EngineCore encountered a fatal error.` right above its traceback).
+    0: the paste starts at its crash, and what the engine logged before it is not shown."""
+    first = min((c.line_no for c in crashes if c.role != "consequence"), default=None)
+    if first is None:
+        return len(head)
+    above = [(n, line) for n, line in head if n < first and not _HEADING.match(peel_record(line)[1])]
+    if above and above[-1][0] == first - 1 and (peel_record(above[-1][1])[2] or "").startswith(("ERROR", "CRITICAL")):
+        above.pop()
+    return len(above)
