@@ -290,6 +290,7 @@ def starts_at_crash(scan: Scan) -> bool:
 
 _SENTENCE = re.compile(r"[A-Za-z]{2,} [a-z]{2,} [A-Za-z]{2,}")  # words of a sentence in a pattern, not a name or a path
 UNSEEN_LOG = "the paste starts at its crash: the lines logged before it, where this one would be, are not shown"
+UNSEEN = "<unseen>"  # Evidence.subject of a `log` clause left unknown by a paste that starts at its crash
 
 
 def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan) -> tuple[Evidence, ...]:
@@ -299,7 +300,7 @@ def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan) -> tuple[
     its header to its exception, which shows every line it holds), the clause looks for a sentence the engine logs
     (`... NVML Shared Library Not Found`) rather than a frame, a file or a code line; else they miss, as on any
     other log. The finding such an alternative makes is a candidate (rank.score keeps it low)."""
-    if not any(st.state == UNKNOWN and st.text == UNSEEN_LOG for st in states):
+    if not any(st.state == UNKNOWN and st.subject == UNSEEN for st in states):
         return states
     said = [c.message for c in scan.crashes if c.said]
     telling = any(st.state == HIT and not st.generic and cl.kind == "message" and any(
@@ -309,7 +310,7 @@ def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan) -> tuple[
     whole = any(c.complete and c.headed and c.frames for c in scan.crashes if c.role != "consequence")
     return tuple(
         replace(st, state=MISS, text=f"no log line matches {_names(cl.sources)}")
-        if st.state == UNKNOWN and st.text == UNSEEN_LOG and (
+        if st.state == UNKNOWN and st.subject == UNSEEN and (
             not telling or whole and not any(_SENTENCE.search(src) for src in cl.sources)) else st
         for st, cl in zip(states, alternative))
 
@@ -439,7 +440,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             m = _search(compile_pattern("log", source), hay.lines[at], rule_id, source) if "(?P<" in source else None
             return _hit(label, f"log line “{_short(line)}”", clause, source, line=line, m=m)
     if starts_at_crash(scan):
-        return Evidence(label, UNKNOWN, UNSEEN_LOG)  # (evaluate's _unseen_log decides whether it stays so)
+        return Evidence(label, UNKNOWN, UNSEEN_LOG, subject=UNSEEN)  # (evaluate's _unseen_log decides whether it stays so)
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 

@@ -11,7 +11,7 @@ import shlex
 from dataclasses import replace
 
 from .combination import GATES, known_bad, may_combine
-from .match import DATED, FRAGMENT, when_states
+from .match import DATED, FRAGMENT, UNSEEN, when_states
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of_frames, step_of
@@ -184,7 +184,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if misses:
             return None
         confidence = "low"
-    if any(ev.state == "unknown" and ev.clause.endswith(".log") for ev in rm.match):
+    if any(ev.state == "unknown" and ev.subject == UNSEEN for ev in rm.match):
         # a line it needs may be above where the paste starts (match._unseen_log): a candidate, shown only when no
         # rule has its whole evidence
         confidence, basis = "low", "unseen"
