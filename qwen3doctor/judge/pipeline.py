@@ -314,7 +314,8 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = F
     if not signed:
         scan = with_crash_signs(scan, catalog)
     hay = Haystack(scan, match_index_for(catalog))
-    findings = _score_rules(scan, catalog, hay, warnings)
+    evaluated: list = []  # every rule's clause states on this scan (a crash-free log's shown risks read them again)
+    findings = _score_rules(scan, catalog, hay, warnings, evaluated)
     if not scan.crashes:
         # no crash sign: a known-bad combination is a risk of the launch (`launch_risks`), never a finding, so a
         # clean log's verdict and exit code do not depend on what its launch might hit
@@ -354,7 +355,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = F
         from .preflight import MAX_RISKS, launch_risks, shown_risks, step_risks  # only a crash-free log pays for the preflight tables
 
         risks = launch_risks(scan, catalog)
-        shown = shown_risks(scan, catalog, hay)
+        shown = shown_risks(scan, evaluated)
         if shown:  # a cause whose own lines the log shows, before the launch's possible problems
             listed = {s.rule_id for s in shown}
             risks = (shown + tuple(r for r in risks if r.rule_id not in listed))[:MAX_RISKS]
@@ -391,7 +392,8 @@ def _with_unregistered(scan: Scan, catalog: Catalog, findings: list) -> list:
     return [f for f in findings if f is not own] + [found]
 
 
-def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str]) -> list:
+def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str], evaluated: list | None = None) -> list:
+    """The finding of every rule that has one on this scan; `evaluated` collects each evaluated rule's clause states."""
     findings = []
     for rule in hay.contenders(catalog.rules.values()):
         if scoreless(rule, scan, hay):
@@ -401,6 +403,8 @@ def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str
         except PatternTimeout as exc:
             warnings.append(str(exc))
             continue
+        if evaluated is not None:
+            evaluated.append(rm)
         finding = _judged(rm, scan, catalog)
         if finding is not None:
             findings.append(finding)

@@ -31,7 +31,7 @@ from ..knowledge.catalog import Catalog, safe_search
 from ..knowledge.patterns import compile_pattern
 from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
-from .match import Haystack, evaluate, when_states
+from .match import evaluate, when_states
 from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
 from .rank import SEEN, confirm_note, fixes_for, rank_key, score
 from .fingerprint import is_engine_file
@@ -736,16 +736,17 @@ def step_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
 SHOWN_NOTE = "the log shows this cause's own line, and it stops before any crash: a risk until the lines after it are pasted"
 
 
-def shown_risks(scan: Scan, catalog: Catalog, hay: Haystack) -> tuple[Finding, ...]:
+def shown_risks(scan: Scan, evaluated: list) -> tuple[Finding, ...]:
     """The causes a crash-free log already shows the lines of: a rule whose best `match` alternative hit on its `log`
     clauses, with only the crash clauses it needs left unknown (no crash in the paste), and a specific supporting
     line beside them (`CUDA platform is not available because: NVML Shared Library Not Found` with `No platform
     detected, vLLM is running on UnspecifiedPlatform`). A paste cut before its traceback (an issue's excerpt) shows
     the cause and not yet the crash; a healthy log that prints the same first line (ROCm's NVML line) lacks the
-    second."""
+    second. `evaluated`: the clause states of the rules the diagnosis evaluated on this scan (those with an anchor in
+    it; a rule without one has no log hit)."""
     out = []
-    for rule in hay.contenders(catalog.rules.values()):
-        rm = evaluate(rule, scan, hay)
+    for rm in evaluated:
+        rule = rm.rule
         if rm.rejected or not rm.match:
             continue
         kinds = [ev.clause.rsplit(".", 1)[-1] for ev in rm.match]
