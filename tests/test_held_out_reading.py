@@ -501,6 +501,10 @@ def test_second_reading_hunt_paste_forms(catalog):
                  '  File "/h/site-packages/vllm/worker/model_runner.py", line 738, in execute_model',
                  "    output = self.model.sample(", "RuntimeError: CUDA error: an illegal memory access was encountered")
     assert own_crashes(diagnose_text(zh, catalog))[0].functions == ("execute_model",)
+    # and in a French or German one: the month is a word of that language
+    for month in ("déc.", "Okt", "mai"):
+        local = zh.replace("6月 10 16:45:05 host bash[107468]: ", f"{month} 19 02:07:16 s-a60003 bash[2211352]: ")
+        assert own_crashes(diagnose_text(local, catalog))[0].functions == ("execute_model",)
     # a tmux copy padded to the window's width
     padded = "".join(f"{line:<100}\n" for line in (
         "Traceback (most recent call last):", '  File "/u/vllm/a.py", line 54, in g', "    h()", "RuntimeError: boom"))

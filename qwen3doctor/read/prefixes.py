@@ -58,6 +58,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("timestamp-cut", r"\d{1,3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:\s?[:|] ?|\s+- |\s+)"),
     # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
     ("syslog", r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|\d{1,2}月) [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+(?:\[\d+\])?: "),
+    # the same under another locale's month ("déc. 19 02:07:16 node-3 bash[2211]: ", "Okt 02 ...", "mai 07 ..."):
+    # any short word of letters for the month, the service's pid required
+    ("syslog-locale", r"[^\W\d_]{3,5}\.? [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@/-]+\[\d+\]: "),
     # syslog's host and tag after an ISO timestamp (rsyslog's RFC 3339 format, a journal export):
     # "2026-01-14T10:01:02.123456+00:00 gpu-node-3 vllm-omni[378]: " (the timestamp peeled first)
     ("syslog-host", r"[A-Za-z][\w.-]* [\w.@/-]+\[\d+\]: "),
