@@ -719,3 +719,28 @@ def test_a_log_cut_before_its_crash_lists_the_cause_whose_lines_it_shows_as_a_ri
     rocm = diagnose_text(PROBE + "DEBUG 08-29 04:29:54 [__init__.py:120] Confirmed ROCm platform is available.\n"
                          "INFO 08-29 04:29:54 [__init__.py:241] Automatically detected platform rocm.\n", catalog)
     assert "nvml-driver-libs-not-mounted" not in [r.rule_id for r in rocm.risks]
+
+
+def _worker_cut(*frames):
+    tag = "(Worker_TP0 pid=95100) ERROR 10-01 14:27:25 [multiproc_executor.py:654] "
+    lines = ["WorkerProc hit an exception.", "Traceback (most recent call last):"]
+    for path, number, function, code in frames:
+        lines += [f'  File "/root/venv/lib/python3.12/site-packages/vllm/{path}", line {number}, in {function}', f"    {code}"]
+    return "".join(tag + line + "\n" for line in lines)
+
+
+def test_a_traceback_cut_in_the_step_a_rule_names_leaves_its_code_line_open(catalog):
+    # LMCache's rule needs `assert len(slot_mapping) == len(token_ids)` under wait_for_save; a worker traceback cut in
+    # _get_kv_connector_output (the step its supports name) cannot show that line: the rule is a candidate
+    common = [("v1/worker/gpu_worker.py", 612, "execute_model", "output = self.model_runner.execute_model(scheduler_output)"),
+              ("v1/worker/gpu_model_runner.py", 2054, "execute_model", "with (set_forward_context(")]
+    cut = _worker_cut(*common, ("v1/worker/kv_connector_model_runner_mixin.py", 117, "_get_kv_connector_output",
+                                "kv_connector.wait_for_save()"))
+    ids = [f.rule_id for f in diagnose_text(cut, catalog).findings]
+    assert ids and ids[0] == "lmcache-wait-for-save-slot-mapping-desync-assert"
+    finding = diagnose_text(cut, catalog).findings[0]
+    assert finding.confidence == "low"
+    assert any(ev.state == "unknown" and "cut before its exception" in ev.text for ev in finding.evidence)
+    # cut in a step every cause shares (the model runner's execute_model), the line under the cut rules it out
+    shared = _worker_cut(*common)
+    assert "lmcache-wait-for-save-slot-mapping-desync-assert" not in [f.rule_id for f in diagnose_text(shared, catalog).findings]

@@ -277,8 +277,9 @@ def _absent_state(kind: str, scan: Scan) -> str:
         return MISS if any(c.exception_type and c.role != "consequence" for c in crashes) else UNKNOWN
     if kind == "message":
         return MISS if any(c.role != "consequence" and not colon_cut(c) for c in crashes if c.said) else UNKNOWN
-    # (a `log` clause that finds nothing misses, unless the paste starts at its crash: clause_state, _unseen_log)
-    return UNKNOWN if starts_at_crash(scan) else MISS
+    # (a `log` clause that finds nothing misses, unless the paste starts at its crash or ends inside a traceback cut
+    # before its exception: clause_state, _unseen_log)
+    return UNKNOWN if starts_at_crash(scan) or cut_below(scan) else MISS
 
 
 def starts_at_crash(scan: Scan) -> bool:
@@ -288,31 +289,63 @@ def starts_at_crash(scan: Scan) -> bool:
     return scan.lead == 0 and any(c.role != "consequence" for c in scan.crashes)
 
 
+def cut_below(scan: Scan) -> bool:
+    """A traceback of the log stops before its exception line: the lines under its deeper frames (the code line an
+    assertion prints, the frames below the cut) are not shown, so a `log` clause for one of them rules nothing out."""
+    return any(c.frames and not c.complete for c in scan.crashes if c.role != "wrapper")
+
+
 _SENTENCE = re.compile(r"[A-Za-z]{2,} [a-z]{2,} [A-Za-z]{2,}")  # words of a sentence in a pattern, not a name or a path
 UNSEEN_LOG = "the paste starts at its crash: the lines logged before it, where this one would be, are not shown"
 UNSEEN = "<unseen>"  # Evidence.subject of a `log` clause left unknown by a paste that starts at its crash
+CUT_LOG = "the traceback is cut before its exception: a line under its deeper frames, where this one would be, is not shown"
+CUT = "<cut>"  # Evidence.subject of a `log` clause for a traceback's own line that a cut traceback may hold below its cut
 
 
-def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan) -> tuple[Evidence, ...]:
+def _cut_at(scan: Scan, steps: list[str], rule_id: str) -> bool:
+    """A traceback cut before its exception stops in one of these frames (the step the rule names, `_get_kv_connector_output`
+    above LMCache's `wait_for_save`): the cut is where the rule's own path goes on, not a path every cause shares."""
+    for crash in scan.crashes:
+        if crash.frames and not crash.complete and crash.role != "wrapper":
+            name = crash.frames[-1].function
+            if any(src not in STEP_NAMES and _search(compile_pattern("frames", src), name, rule_id, src, full=True)
+                   for src in steps):
+                return True
+    return False
+
+
+def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan, supports=(), rule_id: str = "") -> tuple[Evidence, ...]:
     """An alternative's states, its `log` clauses left unknown by a paste that starts at its crash (clause_state)
     kept so only when the alternative's message clause hit on words of its own (a literal of MIN_FRAGMENT characters
     that is not Python's wording of an error: `Device string must not be empty`) and, under a whole traceback (from
     its header to its exception, which shows every line it holds), the clause looks for a sentence the engine logs
     (`... NVML Shared Library Not Found`) rather than a frame, a file or a code line; else they miss, as on any
-    other log. The finding such an alternative makes is a candidate (rank.score keeps it low)."""
+    other log. The finding such an alternative makes is a candidate (rank.score keeps it low).
+    A paste that ends inside a traceback cut before its exception (cut_below) in a frame the rule names (its match or
+    supports frames: _cut_at) hides what lies under the cut: a clause for a line of the traceback's own (a code line,
+    a frame: no sentence), beside a frames clause the cut left unknown, stays unknown for that reason (subject CUT: a
+    candidate like any other cut clause). A cut in a frame the rule does not name (a path many causes share) rules
+    it out as before."""
     if not any(st.state == UNKNOWN and st.subject == UNSEEN for st in states):
         return states
+    below = cut_below(scan) and any(st.state == UNKNOWN and cl.kind == "frames" for st, cl in zip(states, alternative)) \
+        and _cut_at(scan, [src for cl in tuple(alternative) + tuple(supports) if cl.kind == "frames" for src in cl.sources], rule_id)
     said = [c.message for c in scan.crashes if c.said]
     telling = any(st.state == HIT and not st.generic and cl.kind == "message" and any(
         words in message and len(_own_words(words)) >= MIN_FRAGMENT
         for _, words in fragment_literals(cl, MIN_FRAGMENT, 1) for message in said)
         for st, cl in zip(states, alternative))
     whole = any(c.complete and c.headed and c.frames for c in scan.crashes if c.role != "consequence")
-    return tuple(
-        replace(st, state=MISS, text=f"no log line matches {_names(cl.sources)}")
+    out = []
+    for st, cl in zip(states, alternative):
         if st.state == UNKNOWN and st.subject == UNSEEN and (
-            not telling or whole and not any(_SENTENCE.search(src) for src in cl.sources)) else st
-        for st, cl in zip(states, alternative))
+                not telling or whole and not any(_SENTENCE.search(src) for src in cl.sources)):
+            if below and not any(_SENTENCE.search(src) for src in cl.sources):
+                st = replace(st, text=CUT_LOG, subject=CUT)
+            else:
+                st = replace(st, state=MISS, text=f"no log line matches {_names(cl.sources)}")
+        out.append(st)
+    return tuple(out)
 
 
 def colon_cut(crash: Crash) -> bool:
@@ -441,6 +474,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             return _hit(label, f"log line “{_short(line)}”", clause, source, line=line, m=m)
     if starts_at_crash(scan):
         return Evidence(label, UNKNOWN, UNSEEN_LOG, subject=UNSEEN)  # (evaluate's _unseen_log decides whether it stays so)
+    if cut_below(scan):
+        return Evidence(label, UNKNOWN, CUT_LOG, subject=UNSEEN)  # (the same: below a cut rather than above the paste)
     return Evidence(label, MISS, f"no log line matches {_names(clause.sources)}")
 
 
@@ -811,11 +846,11 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
         if explain_rejection:
             states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
         else:
-            states = _states_until_miss(alternative, scan, rule.id, prefix, hay)
+            states = _states_until_miss(alternative, scan, rule.id, prefix, hay, rule.supports)
             if states is None or states is _MESSAGE_MISSED:  # (the alternative is out, whatever its other clauses say)
                 message_missed = message_missed or states is _MESSAGE_MISSED
                 continue
-        states = _unseen_log(states, alternative, scan)
+        states = _unseen_log(states, alternative, scan, rule.supports, rule.id)
         generic = {s.clause: s.generic for s in states}
         if explain_rejection and any(s.state == MISS for s in states):  # (the ranking's path drops these above)
             message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)
@@ -846,7 +881,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
 _MESSAGE_MISSED = object()  # (an alternative out on a message clause: the ranking notes that its message missed)
 
 
-def _states_until_miss(alternative, scan: Scan, rule_id: str, prefix: str, hay: "Haystack | None"):
+def _states_until_miss(alternative, scan: Scan, rule_id: str, prefix: str, hay: "Haystack | None", supports=()):
     """An alternative's clause states in its own order; once one misses, `_MESSAGE_MISSED` when a message clause did
     and None otherwise: the ranking drops a missed alternative, so the clauses after the miss are not read. Message
     clauses are read first (whether a message missed is all the ranking keeps of a dropped alternative)."""
@@ -861,7 +896,7 @@ def _states_until_miss(alternative, scan: Scan, rule_id: str, prefix: str, hay: 
         if state.state == MISS:
             return _MESSAGE_MISSED if cl.kind == "message" else None
         found[j] = state
-    states = _unseen_log(tuple(found[j] for j in range(len(alternative))), alternative, scan)
+    states = _unseen_log(tuple(found[j] for j in range(len(alternative))), alternative, scan, supports, rule_id)
     return None if any(st.state == MISS for st in states) else states
 
 
