@@ -907,3 +907,19 @@ def test_an_error_record_above_a_cut_traceback_of_the_same_logging_call_is_its_m
     narrated = paste.replace("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
                              "An error occurred in `transformers` while applying chat template")
     assert primary(narrated, catalog).message == ""
+
+
+def test_a_frame_line_cut_before_its_function_is_the_call_the_frame_above_was_making(catalog):
+    paste = ('(EngineCore pid=7412)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/sched/scheduler.py", '
+             "line 926, in schedule\n"
+             "(EngineCore pid=7412)     self._update_after_schedule(scheduler_output)\n"
+             '(EngineCore pid=7412)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/sched/scheduler.py", '
+             "line 963,\n")
+    crash = primary(paste, catalog)
+    assert [f.function for f in crash.frames] == ["schedule", "_update_after_schedule"]
+    assert crash.frames[-1].line == 963 and not crash.complete
+    # a call through super() is the method's; with no code line above it the frame stays unnamed
+    via_super = paste.replace("self._update_after_schedule(scheduler_output)", "scheduler_output = super().schedule()")
+    assert primary(via_super, catalog).frames[-1].function == "schedule"
+    bare = "".join(line + "\n" for line in paste.splitlines() if "self._update" not in line)
+    assert primary(bare, catalog).frames[-1].function == "?"

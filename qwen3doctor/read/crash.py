@@ -534,6 +534,24 @@ class _Open:
         self.end = self.end or self.line_no
 
 
+# a call in a code line: a method's (`self._update_after_schedule(`, `super().schedule(`) or a function's
+_CALL = re.compile(r"(?P<dot>\.)?\b(?P<name>[A-Za-z_]\w*)\s*\(")
+_NOT_CALLEES = frozenset(("super", "len", "int", "str", "float", "bool", "list", "dict", "tuple", "set", "getattr",
+                          "isinstance", "print", "range", "type", "cast", "zip", "enumerate", "min", "max", "sum"))
+
+
+def _callee(tb: "_Open") -> str:
+    """The function of a frame line the paste cut after its line number (`File ".../scheduler.py", line 963,` at its end):
+    the call on the code line under the frame above it, which that frame was making (`self._update_after_schedule(
+    scheduler_output)`); "?" when that line is not shown or makes no plain call."""
+    frames, code = tb.last_code
+    if not tb.frames or frames != len(tb.frames) or tb.frames[-1].function == "?":
+        return "?"
+    calls = [(m.group("dot"), m.group("name")) for m in _CALL.finditer(code) if m.group("name") not in _NOT_CALLEES]
+    methods = [name for dot, name in calls if dot]
+    return methods[0] if methods else calls[0][1] if calls else "?"
+
+
 def _assertion(tb: _Open, message: str) -> str:
     """The `assert` statement a messageless AssertionError failed on: the code line under the last frame."""
     frames, code = tb.last_code
@@ -1022,7 +1040,8 @@ class CrashParser:
                     if tb is not None:
                         self._close(process)
                     tb = self._open[process] = _Open(process, self._eof_line, last_line=self._eof_line)
-                tb.frames.append(Frame(_posix(m.group("file")), int(m.group("line")) if m.group("line") else None, "?"))
+                tb.frames.append(Frame(_posix(m.group("file")), int(m.group("line")) if m.group("line") else None,
+                                       _callee(tb) if m.group("line") else "?"))
                 tb.end = self._eof_line
         self._carry.clear()
         for process in list(self._open):
