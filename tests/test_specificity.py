@@ -744,3 +744,19 @@ def test_a_traceback_cut_in_the_step_a_rule_names_leaves_its_code_line_open(cata
     # cut in a step every cause shares (the model runner's execute_model), the line under the cut rules it out
     shared = _worker_cut(*common)
     assert "lmcache-wait-for-save-slot-mapping-desync-assert" not in [f.rule_id for f in diagnose_text(shared, catalog).findings]
+
+
+def test_a_step_label_on_the_crash_message_is_no_telling_match_for_an_unseen_line(catalog):
+    # SGLang words every capture failure `Capture cuda graph failed: <error>`: a rule that names that label beside
+    # the compiler line it needs is no candidate for an NPU capture failure pasted from its traceback on
+    paste = ('Traceback (most recent call last):\n'
+             '  File "/usr/local/python3.11.13/lib/python3.11/site-packages/sglang/srt/model_executor/npu_graph_runner.py", '
+             'line 51, in __init__\n'
+             '    super().__init__(model_runner)\n'
+             '  File "/usr/local/python3.11.13/lib/python3.11/site-packages/sglang/srt/model_executor/cuda_graph_runner.py", '
+             'line 346, in __init__\n'
+             '    raise Exception(\n'
+             'Exception: Capture cuda graph failed: capture_end:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:193 NPU '
+             'function error: c10_npu::acl::AclmdlRICaptureEnd(capture_stream_, &model_ri), error code is 107033\n')
+    ids = [f.rule_id for f in diagnose_text(paste, catalog).findings]
+    assert "jit-activation-kernel-nvcc-compile-error" not in ids

@@ -330,7 +330,7 @@ def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan, supports=
         return states
     below = cut_below(scan) and any(st.state == UNKNOWN and cl.kind == "frames" for st, cl in zip(states, alternative)) \
         and _cut_at(scan, [src for cl in tuple(alternative) + tuple(supports) if cl.kind == "frames" for src in cl.sources], rule_id)
-    said = [c.message for c in scan.crashes if c.said]
+    said = [_detail(c.message) for c in scan.crashes if c.said]
     telling = any(st.state == HIT and not st.generic and cl.kind == "message" and any(
         words in message and len(_own_words(words)) >= MIN_FRAGMENT
         for _, words in fragment_literals(cl, MIN_FRAGMENT, 1) for message in said)
@@ -582,6 +582,15 @@ def _fragment_literals(clause: Clause, min_len: int, min_spaces: int) -> list[tu
         if len(words) >= min_len and words.count(" ") >= min_spaces:
             out.append((clause.sources[i], words))
     return out
+
+
+_LABEL = re.compile(r"^[^:]{3,60}: (?=\S)")
+
+
+def _detail(message: str) -> str:
+    """A message without the step's label it opens with (`Capture cuda graph failed: <the error>`, `Worker failed with
+    error: ...`): the label is the engine's wording for any failure of that step, the rest is this one's."""
+    return _LABEL.sub("", message, count=1)
 
 
 def _own_words(words: str) -> str:
