@@ -760,3 +760,22 @@ def test_a_step_label_on_the_crash_message_is_no_telling_match_for_an_unseen_lin
              'function error: c10_npu::acl::AclmdlRICaptureEnd(capture_stream_, &model_ri), error code is 107033\n')
     ids = [f.rule_id for f in diagnose_text(paste, catalog).findings]
     assert "jit-activation-kernel-nvcc-compile-error" not in ids
+
+
+def test_a_cause_in_a_cuda_only_library_or_tool_is_out_on_a_platform_without_it(catalog):
+    from qwen3doctor.judge.match import when_states
+    from qwen3doctor.judge.pipeline import scan_source, with_crash_signs
+    from qwen3doctor.read.reader import LineSource
+    import io
+
+    def platform_states(text, rule_id):
+        scan = with_crash_signs(scan_source(LineSource("paste", io.BytesIO(text.encode())), catalog), catalog)
+        return [ev for ev in when_states(catalog.rules[rule_id], scan) if ev.clause == "when.platform"]
+
+    npu = "INFO 12-03 22:49:01 [__init__.py:43] Platform plugin ascend is activated\n"
+    gaudi = "INFO 01-20 09:12:01 [__init__.py:43] Platform plugin hpu is activated\n"
+    cuda = "INFO 12-03 22:49:01 [__init__.py:241] Automatically detected platform cuda.\n"
+    for rule_id in ("jit-activation-kernel-nvcc-compile-error", "nccl-nvls-multicast-setup-refused"):
+        for log in (npu, gaudi):
+            assert [ev.state for ev in platform_states(log, rule_id)] == ["miss"], (rule_id, log)
+        assert platform_states(cuda, rule_id) == []

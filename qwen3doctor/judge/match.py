@@ -699,10 +699,10 @@ def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evi
     return Evidence(clause, UNKNOWN, f"{where} {names}", wants=names)
 
 
-# kernel libraries that exist for NVIDIA GPUs only (a rule's id names the library its cause lives in; not DeepEP,
-# which Ascend ports), and the platforms that never load them
-CUDA_LIBRARIES = ("flashinfer", "deepgemm", "cutlass", "marlin", "trtllm", "cudnn", "nvfp4")
-NO_CUDA_LIBRARIES = ("npu", "xpu", "cpu", "tpu", "metal")
+# kernel libraries and tools that exist for NVIDIA GPUs only (a rule's id names the library its cause lives in; not
+# DeepEP, which Ascend ports; nvcc, NVLink SHARP, NVSHMEM), and the platforms that never load them
+CUDA_LIBRARIES = ("flashinfer", "deepgemm", "cutlass", "marlin", "trtllm", "cudnn", "nvfp4", "nvcc", "nvls", "nvshmem")
+NO_CUDA_LIBRARIES = ("npu", "xpu", "hpu", "cpu", "tpu", "metal")
 
 
 def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
