@@ -756,3 +756,15 @@ def test_an_intel_gaudi_log_is_the_hpu_platform_and_no_cuda_one():
     assert env_of(log).get("platform") == "hpu"
     assert env_of("INFO 01-20 09:12:01 [__init__.py:43] Platform plugin hpu is activated\n").get("platform") == "hpu"
     assert env_of("INFO 01-20 09:12:01 [cuda.py:302] Using Flash Attention backend.\n").get("platform") != "hpu"
+
+
+def test_the_cann_images_python_prefix_names_the_ascend_platform():
+    frame = ('ERROR 05-07 08:23:58 [core.py:398]   File "/usr/local/python3.10.17/lib/python3.10/site-packages/ray/'
+             'experimental/compiled_dag_ref.py", line 150, in get\n')
+    assert env_of(frame).get("platform") == "npu"
+    # the usual homes of Python in other images say nothing of the platform
+    for home in ("/usr/local/lib/python3.12/dist-packages", "/opt/conda/lib/python3.10/site-packages",
+                 "/root/.pyenv/versions/3.11.9/lib/python3.11/site-packages"):
+        assert env_of(f'  File "{home}/vllm/v1/engine/core.py", line 1, in f\n').get("platform") != "npu"
+    # a platform line outranks it
+    assert env_of(frame + "INFO 05-07 08:20:01 [__init__.py:241] Automatically detected platform cuda.\n").get("platform") == "cuda"

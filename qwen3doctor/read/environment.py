@@ -38,7 +38,7 @@ _QUICK_WORDS = tuple(
         "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
         "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=", "device_error_core",
         "stars_engine", "exception of", "llm-scaler", "oneccl", "ze_handle", " arc", "gpu max", "hf snapshot",
-        "habana", "gaudi", "hl-smi", "hl-2", "hl-3", "synstatus", "hpu",
+        "habana", "gaudi", "hl-smi", "hl-2", "hl-3", "synstatus", "hpu", "/usr/local/python3.",
     )
 )
 
@@ -301,6 +301,8 @@ _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_
                        r"\bACL graphs?\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
                        # (HCCL, Ascend's collective library, by its own API names: `HcclCommInitRootInfoConfig failed`)
                        r"\b[Hh]ccl(?:Comm|AllReduce|Allreduce|Broadcast|Send|Recv|GetRootInfo)\w*|"
+                       # the CANN base images build Python under its full version (`/usr/local/python3.11.14/lib/...`)
+                       r"/usr/local/python3\.\d+\.\d+/lib/python3\.|"
                        # modules and calls that exist only for Ascend: SGLang's NPU kernels, torch_npu's C++ namespace,
                        # CANN's operator and runtime APIs (`call aclnnNonzero failed`, `aclrtSynchronizeStreamWithTimeout`)
                        r"\bsgl_kernel_npu\b|\bc10_npu\b|\baclnn[A-Z]\w*|\baclrt[A-Z]\w*|"
