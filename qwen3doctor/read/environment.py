@@ -295,14 +295,16 @@ _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 _HPU_HINT = re.compile(r"\bhabana_frameworks\b|\bvllm[-_]gaudi\b|\bhl-smi\b|\bHL-[23]\d\d\b|\bGaudi ?[123]?\b|\bsynStatus\b|"
                        r"\bPT_HPU_\w+|/platforms/hpu\.py\b|\bhpu_(?:model_runner|worker)\b")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
+# the CANN base images build Python under its full version (`/usr/local/python3.11.14/lib/python3.11/...`): every log
+# of the examples and the corpus with such a home is Ascend's; other images could do the same, so it names the platform
+# only when nothing else does (no platform line or hint, no NVIDIA-only library or device line)
+_CANN_PYTHON_HOME = re.compile(r"/usr/local/python3\.\d+\.\d+/lib/python3\.")
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
 _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
                        r"\bACL graphs?\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
                        # (HCCL, Ascend's collective library, by its own API names: `HcclCommInitRootInfoConfig failed`)
                        r"\b[Hh]ccl(?:Comm|AllReduce|Allreduce|Broadcast|Send|Recv|GetRootInfo)\w*|"
-                       # the CANN base images build Python under its full version (`/usr/local/python3.11.14/lib/...`)
-                       r"/usr/local/python3\.\d+\.\d+/lib/python3\.|"
                        # modules and calls that exist only for Ascend: SGLang's NPU kernels, torch_npu's C++ namespace,
                        # CANN's operator and runtime APIs (`call aclnnNonzero failed`, `aclrtSynchronizeStreamWithTimeout`)
                        r"\bsgl_kernel_npu\b|\bc10_npu\b|\baclnn[A-Z]\w*|\baclrt[A-Z]\w*|"
@@ -896,6 +898,8 @@ class EnvCollector:
         elif _CUDA_HINT.search(text):
             # (weaker than any other platform's sign: a port's log may name a CUDA library it replaced)
             self.put("cuda_hint", "cuda", "log: an NVIDIA-only library or driver line", P_HINT)
+        elif _CANN_PYTHON_HOME.search(text):
+            self.put("npu_home", "npu", "log: the CANN images' Python home", P_HINT)
         if "gml" in text or "GML" in text or "llama" in text or "level=" in text or "ollama" in text or "text_generation_" in text:
             other = next((name for name, pattern in _OTHER_RUNTIME if pattern.search(text)), None)
             if other:
@@ -1215,6 +1219,9 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
                     out["platform"] = Fact(build.group(1), f"{out[key].source} (a {build.group(1)} build of {key})")
                     break
     _derive_parallel(out)
+    if "platform" not in out and "cuda_hint" not in out and "npu_home" in out:
+        out["platform"] = out["npu_home"]
+    out.pop("npu_home", None)
     if "platform" not in out and "cuda_hint" in out:
         # (weaker than any other sign: a port's log may name a CUDA library it replaced)
         out["platform"] = out["cuda_hint"]
