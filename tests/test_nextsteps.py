@@ -110,6 +110,11 @@ def test_an_npu_operator_wrapper_asks_for_the_cann_lines_above_it(catalog):
     report = diagnose_text(log, catalog)
     assert not report.findings
     assert report.next_steps[0].startswith("The NPU error is reported above this line") and "ASCEND_LAUNCH_BLOCKING=1" in report.next_steps[0]
+    # the runtime's status of a device task that failed earlier (vllm-ascend#3037)
+    sync = ("(EngineCore_DP0 pid=931761) ERROR 09-19 10:02:11 [core.py:710] RuntimeError: ACL stream synchronize failed, "
+            "error code:507035\n")
+    report = diagnose_text(sync, catalog)
+    assert not report.findings and report.next_steps[0].startswith("The NPU error is reported above this line")
 
 
 def test_an_npu_operator_error_asks_for_the_cann_lines_and_the_npu(catalog):

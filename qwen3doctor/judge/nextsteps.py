@@ -220,8 +220,11 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
 
 
 # torch_npu's wrapper around an operator error whose detail CANN printed before it
+# (and the runtime's status of a device task that failed earlier: `ACL stream synchronize failed, error code:507035`,
+# the 5070xx codes of the ACL runtime)
 _CANN_ABOVE = re.compile(r"Inner error is reported as above|PTA call acl api failed|the stacktrace may be inaccurate|"
-                         r"NPU function error: .*error code is \d+")
+                         r"NPU function error: .*error code is \d+|ACL stream synchronize failed|"
+                         r"\bACL\b.{0,60}\berror code ?(?:is ?|: ?)?5070\d\d\b")
 
 
 # -- the separating fact ----------------------------------------------------------------------------
