@@ -27,6 +27,11 @@ def primary(text, catalog):
     return found[0]
 
 
+def functions_of(text, catalog):
+    """The functions of the first crash's frames, outermost first."""
+    return [f.function for f in primary(text, catalog).frames]
+
+
 def test_an_indented_paste_keeps_its_exception_line(catalog):
     c = primary(textwrap.indent(TB, "    "), catalog)
     assert c.exception_type == "ValueError" and c.message == "chunk size 96 is not a power of two"
@@ -876,9 +881,9 @@ def test_frames_whose_paths_lost_their_quotes_are_frames(catalog):
              "line 1088, in causal_conv1d_update\n"
              "    assert num_cache_lines >= batch\n"
              "AssertionError\n")
-    crash = primary(paste, catalog)
-    assert [f.function for f in crash.frames] == ["run_engine_core", "causal_conv1d_update"]
-    assert crash.frames[-1].file.endswith("mamba/ops/causal_conv1d.py") and crash.frames[-1].line == 1088
+    assert functions_of(paste, catalog) == ["run_engine_core", "causal_conv1d_update"]
+    last = primary(paste, catalog).frames[-1]
+    assert last.file.endswith("mamba/ops/causal_conv1d.py") and last.line == 1088
     # a sentence that mentions a file and a line is no frame
     assert not crashes("Please see File setup.py, line 12 in the docs for the steps.\n", catalog)
 
@@ -894,9 +899,8 @@ def test_an_error_record_above_a_cut_traceback_of_the_same_logging_call_is_its_m
         '  File "/usr/local/lib/python3.12/dist-packages/vllm/worker/model_runner.py", line 1250, in profile_run',
         "    self.execute_model(model_input, kv_caches, intermediate_tensors)",
     ))
-    crash = primary(paste, catalog)
-    assert crash.message.startswith("Expected all tensors to be on the same device")
-    assert [f.function for f in crash.frames] == ["run_mp_engine", "profile_run"]
+    assert primary(paste, catalog).message.startswith("Expected all tensors to be on the same device")
+    assert functions_of(paste, catalog) == ["run_mp_engine", "profile_run"]
     # a record from another logging call, or a wrapper's line, says nothing of the traceback under it
     other = paste.replace(prefix + "Expected", "ERROR 03-12 08:14:21 worker.py:12] Expected", 1)
     assert primary(other, catalog).message == ""
@@ -915,8 +919,8 @@ def test_a_frame_line_cut_before_its_function_is_the_call_the_frame_above_was_ma
              "(EngineCore pid=7412)     self._update_after_schedule(scheduler_output)\n"
              '(EngineCore pid=7412)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/sched/scheduler.py", '
              "line 963,\n")
+    assert functions_of(paste, catalog) == ["schedule", "_update_after_schedule"]
     crash = primary(paste, catalog)
-    assert [f.function for f in crash.frames] == ["schedule", "_update_after_schedule"]
     assert crash.frames[-1].line == 963 and not crash.complete
     # a call through super() is the method's; with no code line above it the frame stays unnamed
     via_super = paste.replace("self._update_after_schedule(scheduler_output)", "scheduler_output = super().schedule()")
