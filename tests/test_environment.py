@@ -769,3 +769,14 @@ def test_the_cann_images_python_prefix_names_the_ascend_platform():
     # there too)
     assert env_of(frame + "INFO 05-07 08:20:01 [__init__.py:241] Automatically detected platform cuda.\n").get("platform") == "cuda"
     assert env_of(frame + "| NVIDIA-SMI 570.86.15    Driver Version: 570.86.15    CUDA Version: 12.8 |\n").get("platform") == "cuda"
+
+
+def test_sglangs_prefill_decode_transfer_failures_name_the_engine():
+    for line in ("[2026-02-27 15:01:51 ] Decode transfer failed for request rank=3 decode_req.req.rid='63b1' "
+                 "decode_req.req.bootstrap_room=659 with exception KVTransferError(bootstrap_room=659): Failed to get "
+                 "kvcache from prefill instance, it might be dead",
+                 "Prefill bootstrap failed for request rank=0 req.rid='abc' with exception KVTransferError(bootstrap_room=123): "
+                 "Request 123 timed out after 300.0s in KVPoll.Bootstrapping"):
+        assert env_of(line + "\n").get("engine") == "sglang", line
+    # a transfer that failed in a sentence of another program is no SGLang line
+    assert env_of("Upload failed for request 12 after 3 retries\n").get("engine") is None

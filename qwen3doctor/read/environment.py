@@ -38,7 +38,8 @@ _QUICK_WORDS = tuple(
         "nvrm", "tp:", "tp size", "tensor parallel", "quant:", "**", "mlx", "metal", "aiter", "gfx", "miopen", "rocblas",
         "stageenginecore", "aclnn", "aclrt", "happen error", "runtime result", "failed, reason=", "device_error_core",
         "stars_engine", "exception of", "llm-scaler", "oneccl", "ze_handle", " arc", "gpu max", "hf snapshot",
-        "habana", "gaudi", "hl-smi", "hl-2", "hl-3", "synstatus", "hpu", "/usr/local/python3.",
+        "habana", "gaudi", "hl-smi", "hl-2", "hl-3", "synstatus", "hpu", "/usr/local/python3.", "failed for request rank=",
+        "kvtransfererror",
     )
 )
 
@@ -345,12 +346,15 @@ _ELISION = re.compile(r"(?:#\s*)?(?:\.{3,}|…+)")
 _VLLM_PLUGIN_MODULE = re.compile(r"(?:[/\\\"']|(?<=\s)|^)vllm_(?:ascend|omni)[/\\.]\w")
 # the code of vLLM's that SGLang imports and runs as a library (its quantization methods, fused MoE, custom ops)
 _VLLM_LIBRARY = re.compile(r"vllm[/\\.](?:model_executor[/\\.]layers|_custom_ops)\b")
-# SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check
+# SGLang's own messages: its launcher's note on a dead child, its router's modules, its health check, its PD transfers
 _SGLANG_OWN = re.compile(r"Received sigquit from a child process|Scheduler hit an exception|sglang_router\w*::|"
                          r"Initialization failed\. warmup error|^launch_server\.py: error: |"
                          r"Health check failed\. Server couldn't get a response from detokenizer|KV Cache is allocated\. #tokens|"
                          r"Capture cuda graph (?:begin|end)|Decode batch, #running-req|Prefill batch\. #new-seq|max_total_num_tokens=|"
-                         r"but the state was deleted in TokenizerManager|(?:Detokenizer|Tokenizer)Manager hit an exception")
+                         r"but the state was deleted in TokenizerManager|(?:Detokenizer|Tokenizer)Manager hit an exception|"
+                         # its prefill-decode disaggregation's request failures and their exception (sglang/srt/disaggregation)
+                         r"(?:Prefill bootstrap|Prefill transfer|Decode transfer) failed for request rank=|"
+                         r"KVTransferError\(bootstrap_room=")
 # vLLM's own lines that name no module (its shared-memory broadcast queue waiting on a reader)
 _VLLM_OWN = re.compile(r"No available shared memory broadcast block found in \d+ seconds")
 # the quantized linear method a vLLM layer uses: `Using MarlinLinearKernel for GPTQMarlinLinearMethod`
