@@ -854,12 +854,13 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
         if explain_rejection:
             states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
+            states = _unseen_log(states, alternative, scan, rule.supports, rule.id)
         else:
+            # (_states_until_miss has already settled the unseen log clauses, and dropped the alternative they miss)
             states = _states_until_miss(alternative, scan, rule.id, prefix, hay, rule.supports)
             if states is None or states is _MESSAGE_MISSED:  # (the alternative is out, whatever its other clauses say)
                 message_missed = message_missed or states is _MESSAGE_MISSED
                 continue
-        states = _unseen_log(states, alternative, scan, rule.supports, rule.id)
         generic = {s.clause: s.generic for s in states}
         if explain_rejection and any(s.state == MISS for s in states):  # (the ranking's path drops these above)
             message_missed = message_missed or any(s.state == MISS and s.clause.endswith(".message") for s in states)

@@ -69,11 +69,11 @@ _NUMBER_REST = re.compile(r"^(?P<digits>\d*),\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*
 _KERNEL_HEAD = re.compile(r"^\S+\.cuh?:\d+: \w+:$")
 # an engine's error line that gives the exception's text and then logs its traceback (SGLang's tokenizer manager:
 # `Error in request: <message>`, then `Traceback (most recent call last):`)
+_LEAD = re.compile(r"\b(?:Error|Exception) (?:in|while|during|when) [\w ]{2,40}?: (?P<msg>\S.{3,})$")
 # the logging call's own account of a failure, not the exception's message: it names the failure in words of its
 # own (`An error occurred in ... while applying chat template`, `Invocation of add_lora method failed`, `Error trying
 # to handle streaming tool call.`, `StageEngineCoreProc failed to start.`) or ends where its detail would follow
 _NARRATION = re.compile(r"\b(?:fail(?:s|ed|ure)?|errors?|exceptions?|fatal|crash(?:ed)?)\b|:\s*$", re.I)
-_LEAD = re.compile(r"\b(?:Error|Exception) (?:in|while|during|when) [\w ]{2,40}?: (?P<msg>\S.{3,})$")
 # a command line or a flag pasted under a crash line: never the next line of its message
 _COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:python3?|vllm|sglang|torchrun|docker|uv|"
                       r"CUDA_VISIBLE_DEVICES=\S*)\s)")

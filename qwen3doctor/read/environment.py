@@ -295,12 +295,13 @@ _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Intel Gaudi (HPU): its PyTorch bridge, vLLM's Gaudi plugin and fork, the device listing, the graph runtime's status
 _HPU_HINT = re.compile(r"\bhabana_frameworks\b|\bvllm[-_]gaudi\b|\bhl-smi\b|\bHL-[23]\d\d\b|\bGaudi ?[123]?\b|\bsynStatus\b|"
                        r"\bPT_HPU_\w+|/platforms/hpu\.py\b|\bhpu_(?:model_runner|worker)\b")
-# Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 # the CANN base images build Python under its full version (`/usr/local/python3.11.14/lib/python3.11/...`): every log
 # of the examples and the corpus with such a home is Ascend's; other images could do the same, so it names the platform
 # only when nothing else does (no platform line or hint, no NVIDIA-only library or device line)
 _CANN_PYTHON_HOME = re.compile(r"/usr/local/python3\.\d+\.\d+/lib/python3\.")
+# NVIDIA-only libraries, tools and driver lines
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
+# Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
 _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
                        r"\bACL graphs?\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
