@@ -155,6 +155,8 @@ class Report:
         return self.crashes[0] if self.crashes else None
 
 
+# the class of a crash that is a live thread's stack from a py-spy dump: where a hung process is stuck, no exception
+HANG = "hang"
 # the step a rule's `supports.frames` names for a crash at import time (no function of its own: the traceback's
 # last frame is a module's top level running an import, read.crash._importing)
 IMPORT_STEP = "<import>"

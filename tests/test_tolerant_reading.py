@@ -93,6 +93,41 @@ Current thread 0x00007f2a9c5ff640 (most recent call first):
     assert c.functions == ("run", "execute_model", "all_reduce")
 
 
+PYSPY = """\
+$ py-spy dump --pid 431 --native --locals
+Process 431: VLLM::Worker_TP0
+Python v3.12.11 (/usr/bin/python3.12)
+
+Thread 431 (active+gil): "MainThread"
+    cudaStreamSynchronize (libcudart.so.12)
+    all_reduce (vllm/distributed/device_communicators/pynccl.py:160)
+        Arguments:
+            self: <PyNcclCommunicator at 0x7f3c2a1b2d10>
+            in_tensor: <Tensor at 0x7f3b9c0e4a40>
+        Locals:
+            out_tensor: <Tensor at 0x7f3b9c0e4b30>
+    Scheduler.event_loop (sglang/srt/managers/scheduler.py:1010)
+    <module> (<string>:1)
+Thread 517 (idle): "Thread-1 (_report_usage_worker)"
+    _report_continuous_usage (vllm/usage/usage_lib.py:257)
+    run (threading.py:1012)
+(EngineCore pid=311) INFO 10-09 03:13:40 [shm_broadcast.py:681] No available shared memory broadcast block found in 60 seconds.
+"""
+
+
+def test_pyspy_dump_is_a_hang_where_the_live_thread_is_stuck(catalog):
+    found = crashes(PYSPY, catalog)
+    assert len(found) == 1  # the idle thread is no crash; the log line after the dump is the log's again
+    c = found[0]
+    assert c.crash_class == "hang" and c.exception_type is None and not c.message and not c.complete
+    # most recent call first in the dump, read in call order; a qualified name is its function; arguments and locals
+    # are no frames
+    assert c.functions == ("<module>", "event_loop", "all_reduce")
+    assert [f.function for f in c.native] == ["cudaStreamSynchronize"]
+    assert crash_line(c).startswith("a hang: a live thread's stack (py-spy)")
+    assert diagnose_text(PYSPY.replace("(active+gil)", "(idle)"), catalog).crashes == ()
+
+
 def test_native_frames_name_the_kernel(catalog):
     log = '''CUDA Exception: Warp Illegal Address
 The exception was triggered at PC 0x7fffd3a5c4b0

@@ -16,7 +16,7 @@ from ..knowledge.patterns import compile_pattern
 from ..read.literals import gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT, clause_anchors
 from ..knowledge.generic import PYTHON_WORDING
-from ..model import CAPTURE_STEP, IMPORT_STEP, STEP_NAMES, Clause, Crash, Evidence, Rule, RuleMatch, Scan
+from ..model import CAPTURE_STEP, HANG, IMPORT_STEP, STEP_NAMES, Clause, Crash, Evidence, Rule, RuleMatch, Scan
 from ..read.crash import ELLIPSIS
 from ..read.phases import CAPTURING, IMPORTING
 from ..versions import at_or_past, in_range, parse_version
@@ -449,8 +449,11 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if any(colon_cut(c) for c in said):
             return Evidence(label, UNKNOWN, "the message stops after its colon where the paste ends: what it goes on "
                                             "to say is not shown")
-        if any(c.frames and not c.complete for c in crashes):
+        if any(c.frames and not c.complete and c.crash_class != HANG for c in crashes):
             return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
+        if any(c.crash_class == HANG for c in crashes):
+            return Evidence(label, UNKNOWN, "the log shows where a live thread is stuck (py-spy), not the message "
+                                            "the engine printed about it")
         if any(c.message_cut for c in crashes):
             return Evidence(label, UNKNOWN, "the paste ends on the exception type: its message is cut off")
         return Evidence(label, UNKNOWN, "the log holds no crash message (only wrappers or follow-on errors)")

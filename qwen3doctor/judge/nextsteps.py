@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 
-from ..model import Environment, Evidence, Finding, Scan
+from ..model import HANG, Environment, Evidence, Finding, Scan
 from ..read.crash import CANN_RECORD, CANN_RUNTIME_LINE
 
 BY_CLASS = {
@@ -208,6 +208,11 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
                 "`EZ9999` / `EE9999` / `EL0004`, `call aclnn... failed`, `Inner Error!`), and rerun with "
                 "`ASCEND_LAUNCH_BLOCKING=1` so the traceback stops at the operator that failed (slower; for the "
                 "diagnosis only)."]
+    if primary.crash_class == HANG and (not findings or findings[0].confidence == "low"):
+        return ["The stack shows where a live thread is stuck, not what the engine said about it: paste the server's "
+                "log from the last request before the hang to its end (a timeout such as `RPC call to execute_model "
+                "timed out`, a watchdog line, `No available shared memory broadcast block found`) with the serve "
+                "command, and the py-spy dump of every worker process (`py-spy dump --pid <pid> --native`)."]
     if primary.frames and not primary.complete and (not findings or findings[0].confidence == "low"):
         proc = f" of process {primary.process}" if primary.process else ""
         return [f"The traceback{proc} stops before its exception line: paste it down to the line that names the "

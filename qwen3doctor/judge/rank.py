@@ -433,8 +433,8 @@ BASIS_NOTE = {
     "combination": ("no crash evidence for it in the log: the environment is a known-bad combination",),
     "unseen": ("the paste starts at its crash, and a line this cause prints before it is not shown: a candidate "
                "until the lines above the crash are pasted",),
-    "path": ("the traceback stops before its exception line, on a path this crash takes: a candidate until "
-             "the rest of the traceback is pasted",),
+    "path": ("the log shows a path this crash takes but not its exception line (a traceback cut above it, or where a "
+             "hung thread is stuck): a candidate until the rest is pasted",),
 }
 
 

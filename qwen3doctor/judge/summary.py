@@ -22,7 +22,7 @@ from ..read.config import Ignore
 from ..errors import EXIT_CLEAN, EXIT_FINDING, EXIT_UNEXPLAINED, EXIT_USAGE
 from .fingerprint import FINGERPRINT_VERSION, Fingerprint, is_fingerprint_id
 from ..read.inputs import Input
-from ..model import Finding, Fix, Report, Verdict
+from ..model import HANG, Finding, Fix, Report, Verdict
 
 FAILING = ("finding", "unexplained")
 STATUS_ORDER = ("finding", "unexplained", "ignored", "clean", "empty", "skipped", "unreadable")
@@ -203,7 +203,9 @@ def unexplained_title(fp: Fingerprint, crash) -> str:
         parts.append(fp.template)
     if len(parts) == 1:
         where = f" in {fp.frames[-1]}" if fp.frames else ""
-        parts = [f"crash: a traceback cut before its exception line{where}"]
+        what = "a hang (a live thread's stack)" if crash is not None and crash.crash_class == HANG else \
+            "a traceback cut before its exception line"
+        parts = [f"crash: {what}{where}"]
     return "unexplained " + ": ".join(parts)
 
 

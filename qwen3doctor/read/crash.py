@@ -14,7 +14,7 @@ import re
 from .phases import IMPORTING
 from .prefixes import peel_record
 from .. import vocab
-from ..model import Crash, Frame
+from ..model import HANG, Crash, Frame
 
 MAX_FRAMES = 160  # kept per traceback: the deepest ones, where the crash is
 MAX_CRASHES = 400  # distinct crashes kept per log
@@ -82,6 +82,14 @@ _COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:[A-Z][A-Z0-9_]*=\S*\s
 _CALL_TREE = re.compile(r"[\w.<>]+ \([\w./-]+\.py:\d+\)$")
 # faulthandler's header: its frames follow most recent first
 _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
+# py-spy's dump of a live process (`py-spy dump --pid N`, what a hang report pastes): a thread's header, then its
+# frames most recent call first (`    gdn_prefill (flashinfer/gdn_prefill.py:63)`; a qualified name on newer Pythons,
+# `Scheduler.event_loop`), with `--native` the native ones (`    cudaStreamSynchronize (libcudart.so.12)`), with
+# `--locals` each frame's arguments and locals indented under it. A thread the dump calls active is running, and in
+# a hung server that is where it is stuck; an idle one waits on a lock or a socket and says nothing of a crash.
+_PYSPY_HEAD = re.compile(r'^Thread (?:0x[0-9a-fA-F]+|\d+) \((?P<state>active|idle)(?:\+gil)?\)(?:: "[^"]*")?$')
+_PYSPY_FRAME = re.compile(r"^\s+(?P<func>[A-Za-z_<][\w<>.]*) \((?P<file>[^()\s:]+\.pyx?|<\w+>):(?P<line>\d+)\)\s*$")
+_PYSPY_NATIVE = re.compile(r"^\s+(?P<name>\S.*?) \((?P<lib>[\w.+-]+\.so[\w.]*)\)\s*$")
 # native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),
 # compute-sanitizer (`=========     at 0x1b0 in file.cu:88:void ns::kernel(...)` or `at void ns::kernel(...)+0x1a`)
 _NATIVE = re.compile(
@@ -353,7 +361,7 @@ SHAPE_WORDS = tuple(dict.fromkeys(word for _, words in _SHAPES for word in words
 # a line worth reading closely: a traceback's own words, a shape's words (SHAPE_WORDS), and marks of what may follow
 _QUICK = re.compile(
     r"Error|error|xception|Traceback|File |line \d|Fatal|fault|Abort|terminate|signal|failed|During handling|"
-    r"above exception|NCCL|HSA_|what\(\)|recent call first|^frame #|NVRM|amdgpu|ptxas|^#\d|^0x[0-9a-fA-F]+ in \S+<<<|^=+ |Dumping |scheduled_|"
+    r"above exception|NCCL|HSA_|what\(\)|recent call first|\((?:active|idle)(?:\+gil)?\)|^frame #|NVRM|amdgpu|ptxas|^#\d|^0x[0-9a-fA-F]+ in \S+<<<|^=+ |Dumping |scheduled_|"
     rf"SchedulerOutput|^raise |SIG[A-Z]+ received|by --disable-cuda-graph|^{_QUALIFIED_TYPE}: |\.py:\d+(?:\s+\S+)?\s*$|"
     rf"\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|" + "|".join(re.escape(word) for word in SHAPE_WORDS)
 )
@@ -529,6 +537,7 @@ class _Open:
     wraps: str = ""  # the exception its exception line names in brackets (Ray's `RayTaskError(KeyError): ...`)
     imports: bool = False  # its last frame is a module's top level running an import statement
     last_code: tuple[int, str] = (0, "")  # the last code line read, and how many frames there were then
+    pyspy: bool = False  # an active thread of a py-spy dump: where a running process is, no exception
 
     def __post_init__(self) -> None:
         self.end = self.end or self.line_no
@@ -623,6 +632,18 @@ class CrashParser:
             if tb is not None and tb.done:
                 self._close(process)
             return
+        spy = _PYSPY_HEAD.match(stripped) if "(active" in stripped or "(idle" in stripped else None
+        if spy:
+            if tb is not None:
+                self._close(process)
+            if spy.group("state") == "active":
+                self._open[process] = _Open(process, line_no, headed=True, last_line=line_no, reverse=True, pyspy=True)
+            return
+        if tb is not None and tb.pyspy:
+            if self._pyspy_line(process, tb, text, line_no):
+                return
+            self._close(process)  # the dump ended: the line is the log's again
+            tb = None
         if _CHAIN.search(stripped):
             if tb is not None:
                 if not tb.done and tb.maybe_exc and tb.frames:
@@ -932,6 +953,24 @@ class CrashParser:
             return
         self._open[process] = _Open(process, self._eof_line, done=True, last_line=self._eof_line, native=[frame])
 
+    def _pyspy_line(self, process: str | None, tb: "_Open", text: str, line_no: int) -> bool:
+        """A line of a py-spy thread's stack (a frame, a native frame, a frame's arguments and locals): kept, True."""
+        f = _PYSPY_FRAME.match(text)
+        if f:
+            if len(tb.frames) < MAX_FRAMES:  # (most recent first: the deepest frames are the first ones)
+                tb.frames.append(Frame(_posix(f.group("file")), int(f.group("line")), f.group("func").rsplit(".", 1)[-1]))
+            tb.frame_indent = _indent(text)
+        elif tb.frame_indent is not None and _indent(text) > tb.frame_indent:
+            pass  # `Arguments:` / `Locals:` and their values under a frame
+        else:
+            native = _PYSPY_NATIVE.match(text)
+            if native is None:
+                return False
+            self._native(process, tb, native.group("name"), text.strip())
+            tb.frame_indent = _indent(text)
+        tb.end = line_no
+        return True
+
     # -- closing ---------------------------------------------------------------------------------
     def _close(self, process: str | None, at_end: bool = False) -> None:
         tb = self._open.pop(process, None)
@@ -939,7 +978,7 @@ class CrashParser:
             return
         message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
         frames = tuple(reversed(tb.frames)) if tb.reverse else tuple(tb.frames)
-        if tb.reverse and not tb.exc_type:
+        if tb.reverse and not tb.exc_type and not tb.pyspy:
             # faulthandler's dump belongs to the fatal error printed just before it, and that to the uncaught C++
             # exception that aborted the process (`terminate called after throwing ...` / `what(): ...`), if any
             last = self._last_crash_of(process)
@@ -963,7 +1002,7 @@ class CrashParser:
                 self._crashes[i] = replace(last, frames=tuple(reversed(tb.frames)), native=last.native + tuple(tb.native),
                                            last_line=max(last.last_line, tb.end))
                 return
-        if tb.headed and tb.frames and not tb.exc_type and not message:
+        if tb.headed and tb.frames and not tb.exc_type and not message and not tb.pyspy:
             # vLLM V0 logs the exception's message, then its traceback (`logger.exception`): a traceback cut before
             # its exception line, right under a crash line of the same process, is that crash's
             last = self._last_crash_of(process)
@@ -976,7 +1015,7 @@ class CrashParser:
         if tb.lead and tb.frames and not tb.exc_type and not message:
             message = tb.lead[:MAX_MESSAGE]  # the traceback is cut above its exception: the line above it names it
         crash = Crash(
-            crash_class=classify(tb.exc_type, message),
+            crash_class=HANG if tb.pyspy else classify(tb.exc_type, message),
             exception_type=tb.exc_type,
             message=message,
             process=process,

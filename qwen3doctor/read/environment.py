@@ -295,12 +295,15 @@ _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Intel Gaudi (HPU): its PyTorch bridge, vLLM's Gaudi plugin and fork, the device listing, the graph runtime's status
 _HPU_HINT = re.compile(r"\bhabana_frameworks\b|\bvllm[-_]gaudi\b|\bhl-smi\b|\bHL-[23]\d\d\b|\bGaudi ?[123]?\b|\bsynStatus\b|"
                        r"\bPT_HPU_\w+|/platforms/hpu\.py\b|\bhpu_(?:model_runner|worker)\b")
-# the CANN base images build Python under its full version (`/usr/local/python3.11.14/lib/python3.11/...`): every log
-# of the examples and the corpus with such a home is Ascend's; other images could do the same, so it names the platform
-# only when nothing else does (no platform line or hint, no NVIDIA-only library or device line)
-_CANN_PYTHON_HOME = re.compile(r"/usr/local/python3\.\d+\.\d+/lib/python3\.")
-# NVIDIA-only libraries, tools and driver lines
+# The platform's weakest signs, strongest first: each names the platform only when no other sign in the log does, and
+# an earlier one rules out a later one (EnvCollector.weak_platform). NVIDIA-only libraries, tools and driver lines, and
+# PyTorch's `device='cuda'` in a config dump (which ROCm prints too): a port's log may name a CUDA library it replaced,
+# so any other platform's sign outranks them. The CANN base images build Python under its full version
+# (`/usr/local/python3.11.14/lib/python3.11/...`): every log of the examples and the corpus with such a home is
+# Ascend's, but other images could do the same, so it is weaker still than a CUDA line.
+WEAK_PLATFORMS = ("cuda", "npu")
 _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
+_CANN_PYTHON_HOME = re.compile(r"/usr/local/python3\.\d+\.\d+/lib/python3\.")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
 _NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
@@ -472,6 +475,11 @@ class EnvCollector:
         old = self._facts.get(key)
         if old is None or priority > old.priority:
             self._facts[key] = _Candidate(value, source, priority)
+
+    def weak_platform(self, platform: str, source: str) -> None:
+        """One of the platform's weakest signs (WEAK_PLATFORMS): it names the platform only when no other sign in the
+        log does, and the earlier one in that list wins whatever the order of the lines."""
+        self.put("weak_platform", platform, source, P_HINT - WEAK_PLATFORMS.index(platform))
 
     def vote_engine(self, engine: str, weight: int = 1) -> None:
         self._engine_votes[engine] += weight
@@ -901,10 +909,9 @@ class EnvCollector:
         elif _METAL_HINT.search(text):
             self.put("platform", "metal", "log: Apple silicon (vllm-metal on MLX)", P_HINT)
         elif _CUDA_HINT.search(text):
-            # (weaker than any other platform's sign: a port's log may name a CUDA library it replaced)
-            self.put("cuda_hint", "cuda", "log: an NVIDIA-only library or driver line", P_HINT)
+            self.weak_platform("cuda", "log: an NVIDIA-only library or driver line")
         elif _CANN_PYTHON_HOME.search(text):
-            self.put("npu_home", "npu", "log: the CANN images' Python home", P_HINT)
+            self.weak_platform("npu", "log: the CANN images' Python home")
         if "gml" in text or "GML" in text or "llama" in text or "level=" in text or "ollama" in text or "text_generation_" in text:
             other = next((name for name, pattern in _OTHER_RUNTIME if pattern.search(text)), None)
             if other:
@@ -980,7 +987,7 @@ class EnvCollector:
             if device == "cuda":
                 # (PyTorch names a ROCm GPU `cuda` too: SGLang on an MI300X prints device='cuda', so this is only as
                 # strong as any other CUDA sign, and a ROCm line or an AMD GPU's name outranks it)
-                self.put("cuda_hint", "cuda", source, P_HINT)
+                self.weak_platform("cuda", source)
             elif device in ("npu", "xpu", "cpu", "tpu", "hpu", "rocm"):
                 self.put("platform", device, source, P_STARTUP + 5)
             if key in ("task", "runner", "runner_type", "convert", "convert_type") or key == "is_embedding" and value == "True":
@@ -1224,13 +1231,9 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
                     out["platform"] = Fact(build.group(1), f"{out[key].source} (a {build.group(1)} build of {key})")
                     break
     _derive_parallel(out)
-    if "platform" not in out and "cuda_hint" not in out and "npu_home" in out:
-        out["platform"] = out["npu_home"]
-    out.pop("npu_home", None)
-    if "platform" not in out and "cuda_hint" in out:
-        # (weaker than any other sign: a port's log may name a CUDA library it replaced)
-        out["platform"] = out["cuda_hint"]
-    out.pop("cuda_hint", None)
+    weak = out.pop("weak_platform", None)
+    if "platform" not in out and weak is not None:
+        out["platform"] = weak
 
 
 def build(facts: dict[str, Fact], flags: set[str], flags_known: bool, conflicts: tuple[str, ...] = ()) -> Environment:

@@ -33,7 +33,7 @@ CHUNK = 256 << 10  # bytes per read: small enough that most blocks hold no ancho
 # (crash.SHAPE_WORDS). A hit also keeps the AFTER_CRASH lines that follow.
 CRASH_ANCHORS = tuple(dict.fromkeys((
     "Traceback", "Exception raised", 'File "', '", line ', ".py, line ", "what():", "During handling", "direct cause", "signal",
-    "NCCL", "out of memory", "Aborted", "SIGKILL", "SIGSEGV", "SIGABRT", "by --disable-cuda-graph",
+    "NCCL", "out of memory", "Aborted", "SIGKILL", "SIGSEGV", "SIGABRT", "by --disable-cuda-graph", "(active",
 ) + SHAPE_WORDS))
 # Lines that may say something about the environment after the start-up region.
 ENV_ANCHORS = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model import Report, Verdict
+from ..model import HANG, Report, Verdict
 from ..read.crash import ELLIPSIS
 
 ENV_ORDER = ("engine", "runtime", "engine_version", "engine_releases", "model", "family", "quantization", "runner", "tp", "pp", "dp",
@@ -17,6 +17,8 @@ def crash_line(crash) -> str:
             # (prose_crash: words such as "failed to launch" in a short paste, no error line, no frame)
             return (f"the paste says something failed (line {crash.line_no}) but holds no error line or traceback "
                     "(paste the lines the engine printed when it stopped)")
+        if crash.crash_class == HANG:
+            return "a hang: a live thread's stack (py-spy), where the process is stuck; no exception"
         return "a traceback cut before its exception line (paste the lines that follow it)"
     if crash.exception_type and not crash.message:
         if crash.message_cut:
