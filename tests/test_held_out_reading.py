@@ -1468,3 +1468,32 @@ def test_a_custom_ops_xpu_branch_names_an_intel_gpu(catalog):
            "    ops.rms_norm(out, x, self.weight.data, self.variance_epsilon)\n"
            "RuntimeError: UR error\n")
     assert diagnose_text(log, catalog).environment.get("platform") == "xpu"
+
+
+def test_a_library_tail_leaves_the_engine_frames_above_it_unknown(catalog):
+    # a paste of a traceback's last lines inside Triton: the MoE-LoRA frames that called `dot` are above the paste
+    tail = ('  File "/opt/venv/lib/python3.12/site-packages/triton/language/semantic.py", line 1503, in dot\n'
+            "    assert lhs.dtype == rhs.dtype, f\"Unsupported lhs dtype {lhs.dtype}\"\n"
+            "AssertionError: Unsupported lhs dtype fp8e4nv\n")
+    report = diagnose_text(tail, catalog)
+    assert report.findings and report.findings[0].rule_id == "fp8-moe-lora-triton-fp8-activation-dot"
+    # the whole traceback, headed, through another engine path: the frames it shows rule the MoE-LoRA kernel out
+    whole = ("Traceback (most recent call last):\n"
+             '  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/sample/ops/topk_topp_triton.py", line 212, in apply_top_k_top_p\n'
+             "    _topk_kernel[grid](logits, k)\n" + tail)
+    assert "fp8-moe-lora-triton-fp8-activation-dot" not in [f.rule_id for f in diagnose_text(whole, catalog).findings]
+    # a short tail whose frame is the engine's own says where it raised: the same message from the engine's code
+    own = tail.replace("triton/language/semantic.py", "vllm/lora/ops/triton_ops/utils.py")
+    assert "fp8-moe-lora-triton-fp8-activation-dot" not in [f.rule_id for f in diagnose_text(own, catalog).findings]
+
+
+def test_vllms_cpu_worker_in_a_frame_names_the_cpu_platform(catalog):
+    log = records("(EngineCore_DP0 pid=3107) ERROR 03-04 11:34:06 [core.py:1100] ",
+                  "Traceback (most recent call last):",
+                  '  File "/opt/conda/envs/v/lib/python3.12/site-packages/vllm/v1/worker/cpu_model_runner.py", line 63, in load_model',
+                  "    self.model = get_model(vllm_config=self.vllm_config)",
+                  '  File "/opt/conda/envs/v/lib/python3.12/site-packages/vllm/model_executor/model_loader/__init__.py", line 136, in get_model')
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("platform") == "cpu"
+    # a CUDA-only kernel library's cause is no candidate for a CPU worker's crash
+    assert not [f.rule_id for f in report.findings if "marlin" in f.rule_id.split("-")]

@@ -272,7 +272,8 @@ def _absent_state(kind: str, scan: Scan) -> str:
     """The state clause_state gives a clause of this kind that has nothing to search."""
     crashes = [c for c in scan.crashes if c.role != "wrapper"]
     if kind == "frames":
-        return MISS if any(c.complete and c.frames and c.role != "consequence" for c in crashes) else UNKNOWN
+        complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]
+        return MISS if complete and not library_tail(complete[0]) else UNKNOWN
     if kind == "exception":
         return MISS if any(c.exception_type and c.role != "consequence" for c in crashes) else UNKNOWN
     if kind == "message":
@@ -355,6 +356,19 @@ def colon_cut(crash: Crash) -> bool:
     return crash.cut_short and ELLIPSIS.sub("", crash.message).rstrip().endswith(":")
 
 
+HEADLESS_FRAMES = 2
+_ENGINE_CODE = re.compile(r"(?:^|/)(?:vllm|sglang|vllm_ascend|vllm_omni|vllm_gaudi)/")
+
+
+def library_tail(crash: Crash) -> bool:
+    """A traceback without its header that shows at most HEADLESS_FRAMES frames, all in a library the engine called
+    (`File ".../triton/language/semantic.py", in dot` over the error): a paste of its last lines, so the engine's
+    frames that called the library are not shown, and a frames clause none of the shown frames satisfies is unknown,
+    not a miss. (A frame of the engine's own code shown there says where it raised: that rules other frames out.)"""
+    return not crash.headed and len(crash.frames) <= HEADLESS_FRAMES \
+        and not any(_ENGINE_CODE.search(f.file) for f in crash.frames)
+
+
 def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Haystack | None = None,
                  taken: frozenset[str] = frozenset()) -> Evidence:
     """One clause's state on a scan. `taken`: the frames and log lines a `match` clause already hit, which a `supports`
@@ -390,6 +404,10 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if generic_hit is not None:
             return generic_hit
         complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]
+        if complete and library_tail(complete[0]):
+            deepest = complete[0].functions[-1]
+            return Evidence(label, UNKNOWN, f"the traceback is cut above its frame `{deepest}`: the frames that called "
+                                            f"it are not in the paste (rule: {_names(clause.sources)})")
         if complete:
             deepest = complete[0].functions[-1]
             return Evidence(label, MISS, f"the traceback ends in `{deepest}`, not in {_names(clause.sources)}")

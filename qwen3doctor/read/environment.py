@@ -291,6 +291,8 @@ _XPU_HINT = re.compile(r"\bVLLM_TARGET_DEVICE=xpu\b|^\[level_zero:gpu\]|\bUR_RES
                        r"\bData Center GPU Max\b|"
                        # (the branch a custom op takes on an Intel GPU, as `forward_hip` is ROCm's)
                        r"\bin forward_xpu$|/platforms/xpu\.py\b")
+# vLLM's CPU backend's own modules in a frame: its worker and model runner run only there (Linux CPU builds, macOS)
+_CPU_HINT = re.compile(r"/worker/cpu_(?:model_runner|worker)\.py\b|/platforms/cpu\.py\b")
 _TPU_HINT = re.compile(r"\bTPU ?v?\d|\btpu_(?:worker|inference)|\blibtpu\b")
 # Intel Gaudi (HPU): its PyTorch bridge, vLLM's Gaudi plugin and fork, the device listing, the graph runtime's status
 _HPU_HINT = re.compile(r"\bhabana_frameworks\b|\bvllm[-_]gaudi\b|\bhl-smi\b|\bHL-[23]\d\d\b|\bGaudi ?[123]?\b|\bsynStatus\b|"
@@ -902,6 +904,8 @@ class EnvCollector:
             self.put("platform", "xpu", "log: an Intel GPU", P_HINT)
         elif _HPU_HINT.search(text):
             self.put("platform", "hpu", "log: an Intel Gaudi", P_HINT)
+        elif ".py" in text and _CPU_HINT.search(text):
+            self.put("platform", "cpu", "log: vLLM's CPU worker", P_HINT)
         elif _TPU_HINT.search(text):
             self.put("platform", "tpu", "log: a TPU", P_HINT)
         elif "rocm" in text and _ROCM_TAG.search(text):
