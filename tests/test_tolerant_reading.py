@@ -962,3 +962,13 @@ def test_a_frame_line_cut_before_its_function_is_the_call_the_frame_above_was_ma
     assert primary(via_super, catalog).frames[-1].function == "schedule"
     bare = "".join(line + "\n" for line in paste.splitlines() if "self._update" not in line)
     assert primary(bare, catalog).frames[-1].function == "?"
+
+
+def test_the_shells_death_notice_is_no_part_of_the_exception_message(catalog):
+    log = ('  File "/home/u/.local/lib/python3.12/site-packages/nixl/_api.py", line 267, in register_memory\n'
+           "    self.agent.registerMem(reg_descs, handle_list)\n"
+           "nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND\n"
+           "bash: line 1:  4711 Segmentation fault      (core dumped) python disagg_prefill.py\n")
+    found = crashes(log, catalog)
+    assert found[0].message == "NIXL_ERR_BACKEND"
+    assert [c.crash_class for c in found[1:]] == ["segfault"]

@@ -82,6 +82,10 @@ _COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:[A-Z][A-Z0-9_]*=\S*\s
 _CALL_TREE = re.compile(r"[\w.<>]+ \([\w./-]+\.py:\d+\)$")
 # faulthandler's header: its frames follow most recent first
 _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
+# the shell's notice that the process died of a signal (`Segmentation fault (core dumped)`, bash's `line 1: 4711
+# Aborted (core dumped) python ...`): under an exception line, the process's end, never more of that message
+_DEATH = re.compile(r"^(?:\S+: line \d+: +\d+ +)?(?:Segmentation fault|Aborted|Bus error|Illegal instruction|"
+                    r"Floating point exception)(?: +\(core dumped\))?(?: +\S.*)?$")
 # py-spy's dump of a live process (`py-spy dump --pid N`, what a hang report pastes): a thread's header, then its
 # frames most recent call first (`    gdn_prefill (flashinfer/gdn_prefill.py:63)`; a qualified name on newer Pythons,
 # `Scheduler.event_loop`), with `--native` the native ones (`    cudaStreamSynchronize (libcudart.so.12)`), with
@@ -732,7 +736,7 @@ class CrashParser:
                 e = _EXC.match(stripped)
                 # (`ValueError("...")` under a message is its text: Triton's CompilationError quotes the error it hit)
                 new_crash = (e and is_exception_type(e.group("type")) and e.group("msg") is not None
-                             and not stripped[len(e.group("type")):].startswith("(")) or (
+                             and not stripped[len(e.group("type")):].startswith("(")) or _DEATH.match(stripped) or (
                     WRAPPER_PATTERNS.search(stripped) or CONSEQUENCE_PATTERNS.search(stripped)
                     or (not tb.frames and (shape := _STANDALONE.search(stripped)) and not stripped.startswith("what():")
                         # (the CANN runtime's lines under a CANN record or a torch_npu error are that error's own)
