@@ -972,3 +972,18 @@ def test_the_shells_death_notice_is_no_part_of_the_exception_message(catalog):
     found = crashes(log, catalog)
     assert found[0].message == "NIXL_ERR_BACKEND"
     assert [c.crash_class for c in found[1:]] == ["segfault"]
+
+
+def test_faulthandlers_watchdog_dump_is_a_hang_for_every_thread(catalog):
+    log = ("Timeout (0:10:00)!\n"
+           "Thread 0x00007f2a9c5ff640 (most recent call first):\n"
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/distributed/device_communicators/custom_all_reduce.py", line 331 in all_reduce\n'
+           '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 512 in execute_model\n'
+           "\n"
+           "Thread 0x00007f2a9d000000 (most recent call first):\n"
+           '  File "/usr/lib/python3.12/threading.py", line 355 in wait\n')
+    found = crashes(log, catalog)
+    assert [c.crash_class for c in found] == ["hang", "hang"]
+    assert found[0].functions == ("execute_model", "all_reduce")
+    # without the watchdog's line it is a dump of another kind: a traceback cut above whatever stopped it
+    assert "hang" not in [c.crash_class for c in crashes(log.split("\n", 1)[1], catalog)]

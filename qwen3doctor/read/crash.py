@@ -82,6 +82,8 @@ _COMMAND = re.compile(r"^(?:--[a-z][\w-]*(?:[ =]|$)|\$ |(?:[A-Z][A-Z0-9_]*=\S*\s
 _CALL_TREE = re.compile(r"[\w.<>]+ \([\w./-]+\.py:\d+\)$")
 # faulthandler's header: its frames follow most recent first
 _FAULT_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):")
+# faulthandler's watchdog (`dump_traceback_later`) firing: the thread stacks it dumps next are a hang's
+_FAULT_TIMEOUT = re.compile(r"^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$")
 # the shell's notice that the process died of a signal (`Segmentation fault (core dumped)`, bash's `line 1: 4711
 # Aborted (core dumped) python ...`): under an exception line, the process's end, never more of that message
 _DEATH = re.compile(r"^(?:\S+: line \d+: +\d+ +)?(?:Segmentation fault|Aborted|Bus error|Illegal instruction|"
@@ -541,7 +543,8 @@ class _Open:
     wraps: str = ""  # the exception its exception line names in brackets (Ray's `RayTaskError(KeyError): ...`)
     imports: bool = False  # its last frame is a module's top level running an import statement
     last_code: tuple[int, str] = (0, "")  # the last code line read, and how many frames there were then
-    pyspy: bool = False  # an active thread of a py-spy dump: where a running process is, no exception
+    pyspy: bool = False  # an active thread of a py-spy dump (its own frame format)
+    hang: bool = False  # a live thread's stack (py-spy, faulthandler's watchdog): where a running process is, no exception
 
     def __post_init__(self) -> None:
         self.end = self.end or self.line_no
@@ -588,6 +591,7 @@ class CrashParser:
         self._record_key: str | None = None  # the logging call the last of them came from
         self._steps = [0, 0]  # line numbers seen going down, up: a newest-first export is read last line first
         self._raised: dict[str | None, tuple[int, str]] = {}  # a quoted `raise X(` line not yet followed by X's line
+        self._hang_until: dict[str | None, int] = {}  # the last line of a stream's faulthandler dump of a hang
         self._eof_line = 0
         self.dropped = 0
 
@@ -641,7 +645,8 @@ class CrashParser:
             if tb is not None:
                 self._close(process)
             if spy.group("state") == "active":
-                self._open[process] = _Open(process, line_no, headed=True, last_line=line_no, reverse=True, pyspy=True)
+                self._open[process] = _Open(process, line_no, headed=True, last_line=line_no, reverse=True, pyspy=True,
+                                            hang=True)
             return
         if tb is not None and tb.pyspy:
             if self._pyspy_line(process, tb, text, line_no):
@@ -663,6 +668,11 @@ class CrashParser:
                 self._close(process)
             tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
                        indent=_indent(text) if head and head.start() == 0 else 0, reverse=not head)
+            if not head and (before is not None and before[0] == line_no - 1 and _FAULT_TIMEOUT.match(before[1].strip())
+                             or 0 < line_no - self._hang_until.get(process, -9) <= 2):
+                # faulthandler's watchdog (`dump_traceback_later`): every thread's stack where it stood when the
+                # timeout fired, each a hang's, one after another
+                tb.hang = True
             if head and before is not None and before[0] == line_no - 1 and (lead := _LEAD.search(before[1])):
                 tb.lead = lead.group("msg")
             elif head and record is not None and self._records and self._record_key == record:
@@ -982,7 +992,9 @@ class CrashParser:
             return
         message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
         frames = tuple(reversed(tb.frames)) if tb.reverse else tuple(tb.frames)
-        if tb.reverse and not tb.exc_type and not tb.pyspy:
+        if tb.hang:
+            self._hang_until[process] = tb.end
+        if tb.reverse and not tb.exc_type and not tb.hang:
             # faulthandler's dump belongs to the fatal error printed just before it, and that to the uncaught C++
             # exception that aborted the process (`terminate called after throwing ...` / `what(): ...`), if any
             last = self._last_crash_of(process)
@@ -1006,7 +1018,7 @@ class CrashParser:
                 self._crashes[i] = replace(last, frames=tuple(reversed(tb.frames)), native=last.native + tuple(tb.native),
                                            last_line=max(last.last_line, tb.end))
                 return
-        if tb.headed and tb.frames and not tb.exc_type and not message and not tb.pyspy:
+        if tb.headed and tb.frames and not tb.exc_type and not message and not tb.hang:
             # vLLM V0 logs the exception's message, then its traceback (`logger.exception`): a traceback cut before
             # its exception line, right under a crash line of the same process, is that crash's
             last = self._last_crash_of(process)
@@ -1019,7 +1031,7 @@ class CrashParser:
         if tb.lead and tb.frames and not tb.exc_type and not message:
             message = tb.lead[:MAX_MESSAGE]  # the traceback is cut above its exception: the line above it names it
         crash = Crash(
-            crash_class=HANG if tb.pyspy else classify(tb.exc_type, message),
+            crash_class=HANG if tb.hang else classify(tb.exc_type, message),
             exception_type=tb.exc_type,
             message=message,
             process=process,
