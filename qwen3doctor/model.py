@@ -201,6 +201,7 @@ class Rule:
     tests: dict[str, tuple[Any, ...]]
     notes: str = ""
     raw_when: dict[str, Any] = field(default_factory=dict)
+    libraries: tuple[str, ...] = ()  # the NVIDIA-only kernel libraries or tools its cause lives in (vocab.LIBRARIES)
     literals: frozenset[tuple[str, bool]] = frozenset()  # every literal its clauses' gates and anchors name
     log_anchors: frozenset[tuple[str, bool]] = frozenset()  # the anchors of its `log` clauses (for the prefilter)
     frame_steps: frozenset[str] = frozenset()  # the start-up steps whose engine functions its `frames` clauses name

@@ -9,6 +9,13 @@ import re
 FAMILIES = ("qwen3", "qwen3-moe", "qwen3-vl", "qwen3-omni", "qwen3-next", "qwen3.5", "qwen3.5-moe", "qwen3-coder",
             "qwen3-tts", "qwen3-asr")
 OTHER = "other"
+# a rule's `libraries`: the kernel libraries, transports and tools its cause lives in. Those that exist for NVIDIA GPUs
+# only (NVIDIA_ONLY: not DeepEP, which Ascend ports; nvcc, NVLink SHARP, NVSHMEM; NVFP4's kernels) rule the cause out
+# on a platform that never loads them (an Ascend NPU, an Intel GPU or Gaudi, a CPU, a TPU, Apple silicon); those both
+# engines load alike (ENGINE_AGNOSTIC) keep a rule filed under one engine reportable on the other
+NVIDIA_ONLY = ("flashinfer", "deepgemm", "cutlass", "marlin", "trtllm", "cudnn", "nvfp4", "nvcc", "nvls", "nvshmem")
+ENGINE_AGNOSTIC = ("flashinfer", "nccl", "gloo", "deepep", "triton")
+LIBRARIES = NVIDIA_ONLY + ("nccl", "gloo", "deepep", "triton")
 # served by packages of their own (vllm-omni, qwen-asr's plugin) as often as by the engine's registry: a release that
 # registers none of their architectures is no sign the model cannot load
 PLUGIN_SERVED = frozenset({"qwen3-tts", "qwen3-asr"})

@@ -177,3 +177,20 @@ def test_a_bad_drop_names_its_line(tmp_path):
     text = GOOD.replace("command: vllm serve {model} {serve_args}", "command: pip install -U vllm").replace(
         "    cost: none\n", "    drop: [--enforce-eager]\n    cost: none\n", 1)
     assert problems(tmp_path, text) == ["x.yaml:10: fixes[0].drop: takes flags out of {serve_args}: the command must use it"]
+
+
+def test_libraries_name_a_known_kernel_library_and_rule_the_cause_out_on_a_platform_without_it(tmp_path):
+    text = GOOD.replace("match:", "libraries: [marlin, flash-infer]\nmatch:", 1)
+    assert problems(tmp_path / "bad", text) == [
+        'x.yaml:4: libraries[1]: unknown library \'flash-infer\' (did you mean "flashinfer"?)']
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    cat = load_one(tmp_path / "good", GOOD.replace("match:", "libraries: [marlin]\nmatch:", 1), name="y.yaml")
+    assert cat.rules["y"].libraries == ("marlin",)
+    crash = "RuntimeError: size_n = 5472 is not divisible by tile_n_size = 64\n"
+    assert [f.rule_id for f in diagnose_text(crash, cat).findings] == ["y"]
+    on_npu = "INFO 05-05 10:00:01 [__init__.py:217] Platform plugin ascend is activated\n" + crash
+    assert diagnose_text(on_npu, cat).findings == ()
+    # a rule without the field stays: its id (naming the library) says nothing any more
+    cat = load_one(tmp_path / "plain", GOOD, name="marlin-z.yaml")
+    assert [f.rule_id for f in diagnose_text(on_npu, cat).findings] == ["marlin-z"]

@@ -720,9 +720,7 @@ def _flags_condition(clause: str, flags: list[str], env, *, wanted: bool) -> Evi
     return Evidence(clause, UNKNOWN, f"{where} {names}", wants=names)
 
 
-# kernel libraries and tools that exist for NVIDIA GPUs only (a rule's id names the library its cause lives in; not
-# DeepEP, which Ascend ports; nvcc, NVLink SHARP, NVSHMEM), and the platforms that never load them
-CUDA_LIBRARIES = ("flashinfer", "deepgemm", "cutlass", "marlin", "trtllm", "cudnn", "nvfp4", "nvcc", "nvls", "nvshmem")
+# the platforms that never load an NVIDIA-only kernel library (a rule's `libraries`, vocab.NVIDIA_ONLY)
 NO_CUDA_LIBRARIES = ("npu", "xpu", "hpu", "cpu", "tpu", "metal")
 
 
@@ -802,7 +800,7 @@ def when_states(rule: Rule, scan: Scan) -> list[Evidence]:
         plat = env.get("platform")
         out.append(_condition("when.platform", plat, lambda p: p in w["platform"], f"platform {plat}",
                               f"platform is {plat}", "platform not in the log"))
-    elif env.get("platform") in NO_CUDA_LIBRARIES and any(lib in rule.id.split("-") for lib in CUDA_LIBRARIES):
+    elif env.get("platform") in NO_CUDA_LIBRARIES and any(lib in vocab.NVIDIA_ONLY for lib in rule.libraries):
         # a cause inside a CUDA-only kernel library (FlashInfer, DeepGEMM, CUTLASS, ...) cannot be a crash of a
         # platform that does not load it (an Ascend NPU, Intel XPU, a CPU, a TPU, Apple silicon)
         plat = env.get("platform")

@@ -15,6 +15,7 @@ from .match import DATED, FRAGMENT, UNSEEN, when_states
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of_frames, step_of
+from .. import vocab
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 from ..versions import in_range, parse_version
 
@@ -33,8 +34,6 @@ WHEN_WEIGHT = {
     "when.gpu": 0.08, "when.compute_capability": 0.08, "when.platform": 0.06, "when.flags": 0.08,
     "when.not_flags": 0.03, "fixed_in": 0.02,
 }
-# causes that belong to a kernel library or a transport, whichever engine's folder holds the rule
-KERNEL_LIBRARIES = ("flashinfer", "nccl", "gloo", "deepep", "triton")
 ENV_WEIGHT = 0.06  # each when.env.* hit
 # a contradicted condition multiplies the score
 MISS_FACTOR = {"when.engine": 0.1, "when.family": 0.1, "when.platform": 0.1, "fixed_in": 0.3}
@@ -222,8 +221,8 @@ def _engine_read_from_log(scan: Scan) -> bool:
 
 
 def engine_agnostic(rule) -> bool:
-    """A kernel library's or a transport's cause (FlashInfer, NCCL / gloo, DeepEP, Triton): the rule's id names it."""
-    return any(lib in rule.id.split("-") for lib in KERNEL_LIBRARIES)
+    """A kernel library's or a transport's cause (FlashInfer, NCCL / gloo, DeepEP, Triton): the rule's `libraries`."""
+    return any(lib in vocab.ENGINE_AGNOSTIC for lib in rule.libraries)
 
 
 # a log line that is a traceback's frame line (`File ".../qwen2_5_vl.py", line 928, in forward`)

@@ -29,7 +29,7 @@ from ..versions import compile_range
 MAX_RULE_BYTES = 256 * 1024
 STATUSES = ("confirmed", "likely", "unconfirmed")
 TOP_FIELDS = (
-    "title", "status", "references", "aliases", "families", "match", "supports", "when", "cause",
+    "title", "status", "references", "aliases", "families", "libraries", "match", "supports", "when", "cause",
     "symptoms", "fixes", "fixed_in", "tests", "notes",
 )
 REQUIRED = ("title", "status", "references", "cause", "fixes", "tests")
@@ -323,6 +323,13 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
             hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(known)})"
             c.err(ln, f"families[{i}]", f"unknown family {fam!r}{hint}")
         families.append(fam)
+    libraries = []
+    for i, (lib, ln) in enumerate(c.strings(doc.get("libraries"), "libraries", line("libraries", 1))):
+        if lib not in vocab.LIBRARIES:
+            close = difflib.get_close_matches(lib, vocab.LIBRARIES, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else f" (known: {', '.join(vocab.LIBRARIES)})"
+            c.err(ln, f"libraries[{i}]", f"unknown library {lib!r}{hint}")
+        libraries.append(lib)
     match: list[tuple[Clause, ...]] = []
     if "match" in doc:
         m = doc["match"]
@@ -349,6 +356,7 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
     rule = Rule(
         id=rule_id, path=display, engines=ENGINE_DIRS.get(engine_dir, ("vllm", "sglang")), title=title,
         status=status, references=tuple(references), aliases=tuple(aliases), families=tuple(families),
+        libraries=tuple(libraries),
         match=tuple(match), supports=supports, when=when, cause=" ".join(cause.split()), symptoms=symptoms,
         fixes=fixes, fixed_in=fixed_in, tests=tests, notes=notes, raw_when=raw_when,
         literals=frozenset(_literals(every)),

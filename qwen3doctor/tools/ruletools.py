@@ -452,8 +452,14 @@ def lint_warnings(catalog: Catalog) -> list[str]:
     ordinary request traffic (those only run on lines other anchors select, so they can miss on big logs)."""
     from ..read.scanner import MIN_PREFILTER_ANCHOR, is_noise
 
+    from .. import vocab
+
     out = []
     for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
+        named = [lib for lib in vocab.LIBRARIES if lib in rule.id.split("-") and lib not in rule.libraries]
+        if named:
+            out.append(f"{rule.path}: libraries: the id names {', '.join(named)} but `libraries` does not: add it if "
+                       "the cause lives there (an NVIDIA-only library is ruled out on other platforms)")
         for clause in [c for alt in rule.match for c in alt] + list(rule.supports):
             if clause.kind != "log":
                 continue
