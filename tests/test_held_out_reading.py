@@ -1497,3 +1497,13 @@ def test_vllms_cpu_worker_in_a_frame_names_the_cpu_platform(catalog):
     assert report.environment.get("platform") == "cpu"
     # a CUDA-only kernel library's cause is no candidate for a CPU worker's crash
     assert not [f.rule_id for f in report.findings if "marlin" in f.rule_id.split("-")]
+
+
+def test_words_that_begin_in_a_label_like_prefix_and_go_on_are_the_errors_own(catalog):
+    # a one-line paste of Triton's refusal: `out of resource: shared memory` is the error's own wording, not a step's
+    # label, so the kernels whose frames or log lines would say which one ran stay candidates
+    line = ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 180224, Hardware limit: "
+            "101376. Reducing block sizes or `num_stages` may help.\n")
+    ids = [f.rule_id for f in diagnose_text(line, catalog).findings]
+    assert "triton-fused-moe-config-exceeds-smem" in ids
+    assert all(f.confidence == "low" for f in diagnose_text(line, catalog).findings)

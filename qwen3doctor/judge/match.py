@@ -331,9 +331,9 @@ def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan, supports=
         return states
     below = cut_below(scan) and any(st.state == UNKNOWN and cl.kind == "frames" for st, cl in zip(states, alternative)) \
         and _cut_at(scan, [src for cl in tuple(alternative) + tuple(supports) if cl.kind == "frames" for src in cl.sources], rule_id)
-    said = [_detail(c.message) for c in scan.crashes if c.said]
+    said = [c.message for c in scan.crashes if c.said]
     telling = any(st.state == HIT and not st.generic and cl.kind == "message" and any(
-        words in message and len(_own_words(words)) >= MIN_FRAGMENT
+        _past_label(words, message) and len(_own_words(words)) >= MIN_FRAGMENT
         for _, words in fragment_literals(cl, MIN_FRAGMENT, 1) for message in said)
         for st, cl in zip(states, alternative))
     whole = any(c.complete and c.headed and c.frames for c in scan.crashes if c.role != "consequence")
@@ -608,10 +608,19 @@ def _fragment_literals(clause: Clause, min_len: int, min_spaces: int) -> list[tu
 _LABEL = re.compile(r"^[^:]{3,60}: (?=\S)")
 
 
-def _detail(message: str) -> str:
-    """A message without the step's label it opens with (`Capture cuda graph failed: <the error>`, `Worker failed with
-    error: ...`): the label is the engine's wording for any failure of that step, the rest is this one's."""
-    return _LABEL.sub("", message, count=1)
+def _past_label(words: str, message: str) -> bool:
+    """The words are in the message and reach past the step's label it may open with (`Capture cuda graph failed: <the
+    error>`, `Worker failed with error: ...`): the label is the engine's wording for any failure of that step, the rest
+    is this one's. (Words that begin in what looks like a label and go on, `out of resource: shared memory`, are the
+    error's own.)"""
+    label = _LABEL.match(message)
+    end = label.end() if label else 0
+    at = message.find(words)
+    while at >= 0:
+        if at + len(words) > end:
+            return True
+        at = message.find(words, at + 1)
+    return False
 
 
 def _own_words(words: str) -> str:
