@@ -510,6 +510,7 @@ title: ""            # one line: what broke
 status: unconfirmed  # confirmed | likely | unconfirmed
 references: []       # vllm#N / sglang#N / owner/repo#N, the representative issue first
 families: []         # qwen3, qwen3-moe, qwen3-vl, qwen3-omni, qwen3-next, qwen3.5, qwen3.5-moe, qwen3-coder
+libraries: []        # the kernel library the cause lives in: flashinfer, deepgemm, cutlass, marlin, nccl, triton, ...
 match:               # required evidence; clauses are ANDed, items ORed
   frames: []         # function names (regex, full match)
   message: []        # regex on the crash message
