@@ -126,6 +126,10 @@ def test_pyspy_dump_is_a_hang_where_the_live_thread_is_stuck(catalog):
     assert [f.function for f in c.native] == ["cudaStreamSynchronize"]
     assert crash_line(c).startswith("a hang: a live thread's stack (py-spy)")
     assert diagnose_text(PYSPY.replace("(active+gil)", "(idle)"), catalog).crashes == ()
+    # the thread's id redacted or left out by the paster
+    for head in ('Thread <pid> (active): "MainThread"', 'Thread (active+gil): "MainThread"'):
+        found = crashes(PYSPY.replace('Thread 431 (active+gil): "MainThread"', head), catalog)
+        assert [c.functions[-1] for c in found if c.crash_class == "hang"] == ["all_reduce"]
 
 
 def test_native_frames_name_the_kernel(catalog):

@@ -93,7 +93,8 @@ _DEATH = re.compile(r"^(?:\S+: line \d+: +\d+ +)?(?:Segmentation fault|Aborted|B
 # `Scheduler.event_loop`), with `--native` the native ones (`    cudaStreamSynchronize (libcudart.so.12)`), with
 # `--locals` each frame's arguments and locals indented under it. A thread the dump calls active is running, and in
 # a hung server that is where it is stuck; an idle one waits on a lock or a socket and says nothing of a crash.
-_PYSPY_HEAD = re.compile(r'^Thread (?:0x[0-9a-fA-F]+|\d+) \((?P<state>active|idle)(?:\+gil)?\)(?:: "[^"]*")?$')
+# (the thread's id may be redacted or left out by the paster: `Thread <pid> (active)`, `Thread (active+gil)`)
+_PYSPY_HEAD = re.compile(r'^Thread(?: \S+)? \((?P<state>active|idle)(?:\+gil)?\)(?:: "[^"]*")?$')
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>[A-Za-z_<][\w<>.]*) \((?P<file>[^()\s:]+\.pyx?|<\w+>):(?P<line>\d+)\)\s*$")
 _PYSPY_NATIVE = re.compile(r"^\s+(?P<name>\S.*?) \((?P<lib>[\w.+-]+\.so[\w.]*)\)\s*$")
 # native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),
