@@ -991,3 +991,17 @@ def test_faulthandlers_watchdog_dump_is_a_hang_for_every_thread(catalog):
     assert found[0].functions == ("execute_model", "all_reduce")
     # without the watchdog's line it is a dump of another kind: a traceback cut above whatever stopped it
     assert "hang" not in [c.crash_class for c in crashes(log.split("\n", 1)[1], catalog)]
+
+
+def test_a_live_threads_stack_rules_out_causes_that_raise_an_error(catalog):
+    # a worker stuck in the GDN prefill kernel (py-spy): the kernel's hang is a candidate; the illegal memory access
+    # raised from the same frames is not, the thread raised nothing
+    dump = ('Thread 2214 (active+gil): "MainThread"\n'
+            "    gdn_prefill (flashinfer/gdn_prefill.py:71)\n"
+            "    chunk_gated_delta_rule (flashinfer/gdn_prefill.py:214)\n"
+            "    fi_chunk_gated_delta_rule (vllm/model_executor/layers/mamba/gdn_linear_attn.py:95)\n"
+            "    forward_cuda (vllm/model_executor/layers/mamba/gdn_linear_attn.py:171)\n"
+            "    forward (vllm/model_executor/models/qwen3_5.py:402)\n")
+    ids = [f.rule_id for f in diagnose_text(dump, catalog).findings]
+    assert ids[0] == "gdn-flashinfer-prefill-kernel-hang"
+    assert "gdn-cudagraph-illegal-memory-access" not in ids

@@ -360,6 +360,11 @@ HEADLESS_FRAMES = 2
 _ENGINE_CODE = re.compile(r"(?:^|/)(?:vllm|sglang|vllm_ascend|vllm_omni|vllm_gaudi)/")
 
 
+# a message pattern for what a hang makes the engine say (its deadline, a watchdog): a log whose only crash is a live
+# thread's stack (model.HANG) may have printed it elsewhere; any other message is an error the stuck thread never raised
+_HANG_WORDS = re.compile(r"(?i)tim(?:ed|e)[ _-]?out|watchdog|hang|stuck|deadlock|broadcast block|heartbeat")
+
+
 def library_tail(crash: Crash) -> bool:
     """A traceback without its header that shows at most HEADLESS_FRAMES frames, all in a library the engine called
     (`File ".../triton/language/semantic.py", in dot` over the error): a paste of its last lines, so the engine's
@@ -470,6 +475,10 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if any(c.frames and not c.complete and c.crash_class != HANG for c in crashes):
             return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
         if any(c.crash_class == HANG for c in crashes):
+            if not any(_HANG_WORDS.search(src) for src in clause.sources):
+                # a thread still running where it is stuck raised nothing: a cause that is an error's is not this
+                return Evidence(label, MISS, f"the log shows a live thread stuck, not an error; this cause raises "
+                                             f"{_names(clause.sources)}")
             return Evidence(label, UNKNOWN, "the log shows where a live thread is stuck (py-spy), not the message "
                                             "the engine printed about it")
         if any(c.message_cut for c in crashes):
