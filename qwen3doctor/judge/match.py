@@ -401,7 +401,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 for pat, src in candidates(clause, frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
                         loc = frame.location if frame.file else "native"
-                        hit = _hit(label, f"frame `{frame.function}` ({loc}) in the traceback{_where(crash)}", clause, src,
+                        where = "the hung thread's stack" if crash.crash_class == HANG else "the traceback"
+                        hit = _hit(label, f"frame `{frame.function}` ({loc}) in {where}{_where(crash)}", clause, src,
                                    frame.function)
                         if not hit.generic:
                             return hit

@@ -14,7 +14,7 @@ import re
 from .. import __version__
 from ..knowledge.lookup import url_of
 from ..judge.fingerprint import FINGERPRINT_VERSION
-from ..model import Report, Verdict
+from ..model import HANG, Report, Verdict
 from ..judge.summary import Group, Outcome, Summary, group_key
 from .plain import frame_name, raised_with, shown_facts
 from .summary import verdict_line
@@ -93,6 +93,8 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
     crash = r.crash
     if crash is not None:
         what = (crash.exception_type + ": " if crash.exception_type else "") + crash.message[:300]
+        if crash.crash_class == HANG and not what:
+            what = "a live thread's stack (py-spy): where the process is stuck, no exception"
         where = f" (process {code(crash.process)}, line {crash.line_no})" if crash.process else f" (line {crash.line_no})"
         out.append(f"**Crash:** {code(crash.crash_class)} {code(what.strip() or '(no message)')}{where}")
         out += [f"Raised with {code(line)}." for line in raised_with(r)]
