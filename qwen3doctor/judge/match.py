@@ -362,7 +362,7 @@ _ENGINE_CODE = re.compile(r"(?:^|/)(?:vllm|sglang|vllm_ascend|vllm_omni|vllm_gau
 
 # a message pattern for what a hang makes the engine say (its deadline, a watchdog): a log whose only crash is a live
 # thread's stack (model.HANG) may have printed it elsewhere; any other message is an error the stuck thread never raised
-_HANG_WORDS = re.compile(r"(?i)tim(?:ed|e)[ _-]?out|watchdog|hang|stuck|deadlock|broadcast block|heartbeat")
+_HANG_WORDS = re.compile(r"(?i)tim(?:ed|e)[ _-]?out|watchdog|\bhang|\bstuck\b|deadlock|broadcast block|heartbeat")
 
 
 def library_tail(crash: Crash) -> bool:
