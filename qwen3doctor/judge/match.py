@@ -163,6 +163,12 @@ class Haystack:
         self.present = index.present(self.text) if index is not None else None
         # what a clause of each kind says when none of its anchors occurs (as clause_state decides it)
         self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
+        # a log whose only crash is a hung thread's stack: a message clause misses unless it is about a hang (one
+        # clause at a time, so the kind's absent state stays unknown: absent_state)
+        crashes = [c for c in scan.crashes if c.role != "wrapper"]
+        self._hung = self.absent["message"] == UNKNOWN and any(c.crash_class == HANG for c in crashes) and not any(
+            colon_cut(c) for c in crashes if c.said) and not any(
+            c.frames and not c.complete and c.crash_class != HANG for c in crashes)
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone, when one of
@@ -176,6 +182,13 @@ class Haystack:
         messages_open = bool(self.excerpts or self.cut_ends)
         self._touched = index.touched(self.present, messages_open) if index is not None else None
         self._touched_any = index.touched(self.present, messages_open, every=True) if index is not None else None
+
+    def absent_state(self, clause: Clause) -> str:
+        """The state clause_state gives this clause when none of its anchors occurs: its kind's (absent), but on a
+        log whose only crash is a hung thread's stack a message clause about an error (not a hang) misses."""
+        if clause.kind == "message" and self._hung and not hang_message(clause):
+            return MISS
+        return self.absent[clause.kind]
 
     def contenders(self, rules) -> list[Rule]:
         """The rules (in their order) that rules_out does not reject: the untouched ones decided once per shape of
@@ -365,6 +378,11 @@ _ENGINE_CODE = re.compile(r"(?:^|/)(?:vllm|sglang|vllm_ascend|vllm_omni|vllm_gau
 _HANG_WORDS = re.compile(r"(?i)tim(?:ed|e)[ _-]?out|watchdog|\bhang|\bstuck\b|deadlock|broadcast block|heartbeat")
 
 
+def hang_message(clause: Clause) -> bool:
+    """A message clause for what a hang makes the engine say (_HANG_WORDS), not for an error a thread raised."""
+    return any(_HANG_WORDS.search(src) for src in clause.sources)
+
+
 def library_tail(crash: Crash) -> bool:
     """A traceback without its header that shows at most HEADLESS_FRAMES frames, all in a library the engine called
     (`File ".../triton/language/semantic.py", in dot` over the error): a paste of its last lines, so the engine's
@@ -476,7 +494,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         if any(c.frames and not c.complete and c.crash_class != HANG for c in crashes):
             return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
         if any(c.crash_class == HANG for c in crashes):
-            if not any(_HANG_WORDS.search(src) for src in clause.sources):
+            if not hang_message(clause):
                 # a thread still running where it is stuck raised nothing: a cause that is an error's is not this
                 return Evidence(label, MISS, f"the log shows a live thread stuck, not an error; this cause raises "
                                              f"{_names(clause.sources)}")
