@@ -115,6 +115,10 @@ def test_explain_by_reference_url_and_id():
     assert order == sorted(order)
     j = json.loads(run("explain", "vllm#34948", "--format", "json").stdout)
     assert j["id"] == "gdn-cudagraph-illegal-memory-access" and "vllm#34948" in j["references"]
+    # a cause inside a kernel library says which (a platform without it rules the cause out)
+    lib = run("explain", "flashinfer-radix-topk-sampler-hang")
+    assert "Libraries:  flashinfer\n" in lib.stdout and "Libraries:" not in a.stdout
+    assert json.loads(run("explain", "flashinfer-radix-topk-sampler-hang", "--format", "json").stdout)["libraries"] == ["flashinfer"]
 
 
 def test_explain_short_and_full_repository_names_find_the_same_rule():

@@ -16,6 +16,7 @@ def card(rule: Rule) -> dict:
         "engines": list(rule.engines),
         "engine_versions": when.get("engine_version"),
         "families": list(rule.families),
+        "libraries": list(rule.libraries),
         "symptoms": list(rule.symptoms),
         "cause": rule.cause,
         "fixes": [{"title": f.title, "command": f.command, "cost": f.cost} for f in rule.fixes],
@@ -34,6 +35,8 @@ def card_text(rule: Rule) -> str:
     out.append(f"Engines:    {', '.join(c['engines'])}" + (f"  versions {c['engine_versions']}" if c["engine_versions"] else ""))
     families = ["models other than Qwen3" if f == vocab.OTHER else f for f in c["families"]]
     out.append(f"Families:   {', '.join(families) or 'any model'}")
+    if c["libraries"]:
+        out.append(f"Libraries:  {', '.join(c['libraries'])}")
     other = {k: v for k, v in c["conditions"].items() if k != "engine_version"}
     if other:
         out.append("Conditions: " + "; ".join(f"{k}: {v}" for k, v in other.items()))
