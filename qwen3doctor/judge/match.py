@@ -165,10 +165,7 @@ class Haystack:
         self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
         # a log whose only crash is a hung thread's stack: a message clause misses unless it is about a hang (one
         # clause at a time, so the kind's absent state stays unknown: absent_state)
-        crashes = [c for c in scan.crashes if c.role != "wrapper"]
-        self._hung = self.absent["message"] == UNKNOWN and any(c.crash_class == HANG for c in crashes) and not any(
-            colon_cut(c) for c in crashes if c.said) and not any(
-            c.frames and not c.complete and c.crash_class != HANG for c in crashes)
+        self._hung = self.absent["message"] == UNKNOWN and hung_only([c for c in scan.crashes if c.role != "wrapper"])
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone, when one of
@@ -378,6 +375,13 @@ _ENGINE_CODE = re.compile(r"(?:^|/)(?:vllm|sglang|vllm_ascend|vllm_omni|vllm_gau
 _HANG_WORDS = re.compile(r"(?i)tim(?:ed|e)[ _-]?out|watchdog|\bhang|\bstuck\b|deadlock|broadcast block|heartbeat")
 
 
+def hung_only(crashes: list[Crash]) -> bool:
+    """Of crashes that state no message: a hung thread's stack is there, and neither a message cut after its colon nor
+    a traceback cut above its exception, either of which leaves every message clause unknown first."""
+    return any(c.crash_class == HANG for c in crashes) and not any(colon_cut(c) for c in crashes if c.said) \
+        and not any(c.frames and not c.complete and c.crash_class != HANG for c in crashes)
+
+
 def hang_message(clause: Clause) -> bool:
     """A message clause for what a hang makes the engine say (_HANG_WORDS), not for an error a thread raised."""
     return any(_HANG_WORDS.search(src) for src in clause.sources)
@@ -493,7 +497,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                                             "to say is not shown")
         if any(c.frames and not c.complete and c.crash_class != HANG for c in crashes):
             return Evidence(label, UNKNOWN, "the traceback stops before its exception line: no message to match")
-        if any(c.crash_class == HANG for c in crashes):
+        if hung_only(crashes):  # (what the two branches above leave: Haystack.absent_state asks the same)
             if not hang_message(clause):
                 # a thread still running where it is stuck raised nothing: a cause that is an error's is not this
                 return Evidence(label, MISS, f"the log shows a live thread stuck, not an error; this cause raises "
