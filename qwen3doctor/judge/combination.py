@@ -110,5 +110,20 @@ def known_bad(rule: Rule, states: list[Evidence] | tuple[Evidence, ...]) -> Comb
     if not unknown and len(facts) >= need:
         return Combination(KNOWN, holds, facts, (), True)
     if unknown and facts and len(facts) + len(open_facts) >= need:
-        return Combination(POSSIBLE, holds, facts, unknown, gates_hold and len(facts) >= need)
+        # (a version window that holds no published release, a bug of main or nightly builds between two releases, is
+        # not what an unknown version can only contradict: the version a log does not show is almost surely outside it)
+        unreleased = "when.engine_version" in by and by["when.engine_version"].state == UNKNOWN and unreleased_window(rule)
+        return Combination(POSSIBLE, holds, facts, unknown, gates_hold and len(facts) >= need and not unreleased)
     return None
+
+
+def unreleased_window(rule: Rule) -> bool:
+    """The rule's `engine_version` range holds no published release of its engines, by the release index (a
+    regression on the main branch, fixed before the next release); False when the index does not know the engine."""
+    spec = rule.raw_when.get("engine_version")
+    if not spec:
+        return False
+    from ..knowledge import releases
+
+    engines = [e for e in rule.engines if releases.releases(e)]
+    return bool(engines) and all(releases.window(e, str(spec)) is None for e in engines)
