@@ -148,9 +148,14 @@ def _signature(report):
 def test_a_redacted_log_diagnoses_like_the_original_on_every_example_log(catalog, hosts):
     assert len(EXAMPLE_LOGS) > 100
     differ = []
+    changed = 0
     for path in EXAMPLE_LOGS:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
         redacted = Redactor(hosts=hosts).text(text)
+        if redacted == text:
+            continue  # (nothing to redact: the same text, the same diagnosis; only the logs it changed are compared)
+        changed += 1
         if _signature(diagnose_text(text, catalog, path.name)) != _signature(diagnose_text(redacted, catalog, path.name)):
             differ.append(path.name)
+    assert changed >= 20  # the examples hold tokens, keys, addresses and hostnames for the redactor to change
     assert not differ, differ
