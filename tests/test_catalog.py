@@ -160,6 +160,22 @@ def test_lint_flags_a_plain_value_cut_by_a_yaml_comment(tmp_path):
     ]
 
 
+def test_lint_flags_a_word_broken_at_a_hyphen_in_a_folded_block(tmp_path):
+    """`cause: >` with "Qwen3.5-" ending one line and "397B" starting the next reads "Qwen3.5- 397B" (a rule id
+    split the same way no longer names the rule): lint names file, line and field. A dash ending a line (" -"), a
+    literal (`|`) block, a hyphen before a blank line (a paragraph break) and a whole word on one line are fine."""
+    from qwen3doctor.tools.ruletools import lint
+
+    text = GOOD.replace("cause: Something specific.\n", "cause: >\n  Seen on Qwen3.5-\n  397B at TP 8 - and on the\n"
+                        "  smaller ones -\n  too.\n\n  A pre-\n\n  paragraph.\nnotes: |\n  a literal-\n  block\n")
+    cat = load_one(tmp_path, text)
+    assert cat.rules["x"].cause.startswith("Seen on Qwen3.5- 397B")  # what YAML makes of it
+    assert [p.split("rules/vllm/", 1)[-1] for p in lint(cat)] == [
+        'x.yaml:7: cause: a word broken at a hyphen across two lines of a folded (`>`) block: YAML joins the lines '
+        'with a space ("Qwen3.5-" over "397B" reads "Qwen3.5- 397B"): keep the hyphenated word on one line',
+    ]
+
+
 def test_a_fix_drop_takes_flags_out_of_the_users_arguments(tmp_path):
     from qwen3doctor.judge.pipeline import diagnose_text
 

@@ -320,8 +320,9 @@ def lint(catalog: Catalog) -> list[str]:
         # the catalog parses with libyaml where present; a file must also parse without it (pure PyYAML)
         try:
             text = Path(rule.path).read_text(encoding="utf-8")
-            problems += [f"{rule.path}:{line}: {where}: {CUT_BY_COMMENT}"
-                         for line, where in comment_cuts(yaml.compose(text, Loader=yaml.SafeLoader), text)]
+            tree = yaml.compose(text, Loader=yaml.SafeLoader)
+            problems += [f"{rule.path}:{line}: {where}: {CUT_BY_COMMENT}" for line, where in comment_cuts(tree, text)]
+            problems += [f"{rule.path}:{line}: {where}: {HYPHEN_FOLD}" for line, where in hyphen_folds(tree, text)]
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problems.append(f"{rule.path}:{mark.line + 1 if mark else 1}: YAML that only libyaml accepts "
@@ -413,26 +414,53 @@ CUT_BY_COMMENT = ('a plain value ends where " #" starts a YAML comment, and the 
                   '(a comment meant as one takes two spaces before "#")')
 
 
-def comment_cuts(node, text: str, where: str = "") -> list[tuple[int, str]]:
+def _scalars(node, where: str = ""):
+    """(scalar node, field path) for every scalar under a composed YAML node."""
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            yield from _scalars(value, f"{where}.{key.value}" if where else str(key.value))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _scalars(item, f"{where}[{i}]")
+    elif isinstance(node, yaml.ScalarNode):
+        yield node, where
+
+
+def comment_cuts(node, text: str) -> list[tuple[int, str]]:
     """(line, field) of every unquoted value followed by ` #` on its last line: YAML ends a plain scalar there
     and drops the rest as a comment ("...Marlin-compatible (PR #36329)" reads "...Marlin-compatible (PR").
     Prose puts one space before a `#`; a comment meant as one takes two (yamllint's default convention, and
     the skeletons' `status: unconfirmed  # ...`), so only a single space or tab is flagged."""
-    import yaml
-
     found: list[tuple[int, str]] = []
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            found += comment_cuts(value, text, f"{where}.{key.value}" if where else str(key.value))
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            found += comment_cuts(item, text, f"{where}[{i}]")
-    elif isinstance(node, yaml.ScalarNode) and node.style is None and node.value:
-        end = node.end_mark
-        line_end = text.find("\n", end.index)
-        rest = text[end.index: len(text) if line_end == -1 else line_end]
-        if rest[:1] in (" ", "\t") and rest[1:2] == "#":
-            found.append((end.line + 1, where))
+    for scalar, where in _scalars(node):
+        if scalar.style is None and scalar.value:
+            end = scalar.end_mark
+            line_end = text.find("\n", end.index)
+            rest = text[end.index: len(text) if line_end == -1 else line_end]
+            if rest[:1] in (" ", "\t") and rest[1:2] == "#":
+                found.append((end.line + 1, where))
+    return found
+
+
+HYPHEN_FOLD = ('a word broken at a hyphen across two lines of a folded (`>`) block: YAML joins the lines with a space '
+               '("Qwen3.5-" over "397B" reads "Qwen3.5- 397B"): keep the hyphenated word on one line')
+_WORD_HYPHEN_END = re.compile(r"[A-Za-z0-9.]-$")
+
+
+def hyphen_folds(node, text: str) -> list[tuple[int, str]]:
+    """(line, field) of every line of a folded block scalar that ends inside a hyphenated word and goes on in the
+    next line of the same paragraph (a line ending in ` -`, a dash, is prose and passes)."""
+    lines = text.split("\n")
+    found: list[tuple[int, str]] = []
+    for scalar, where in _scalars(node):
+        if scalar.style != ">":
+            continue
+        last = scalar.end_mark.line if scalar.end_mark.column else scalar.end_mark.line - 1
+        for i in range(scalar.start_mark.line + 1, min(last, len(lines) - 1)):
+            if _WORD_HYPHEN_END.search(lines[i].rstrip()) and lines[i + 1].strip()[:1].isalnum():
+                found.append((i + 1, where))
     return found
 
 
