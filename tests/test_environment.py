@@ -621,7 +621,12 @@ def test_a_vendor_image_tag_yields_to_the_vllm_build_the_same_line_names():
 def test_an_image_tag_with_the_engine_release_glued_to_its_rocm_release():
     env = env_of("INFO - With image: gpustack/runner:rocm7.0-sglang0.5.8.post1\n")
     assert env.get("engine") == "sglang" and env.get("engine_version") == "0.5.8.post1" and env.get("platform") == "rocm"
-    assert env_of("With image: gpustack/runner:cuda12.9-sglang0.5.9\n").get("platform") is None
+    # the CUDA build's tag likewise names NVIDIA (gpustack#3991's embedding launch on cuda12.8-vllm0.13.0 had listed a
+    # 310P Ascend risk); a tag that names no build (`vllm/vllm-openai:v0.11.0`) says nothing
+    cuda = env_of("With image: gpustack/runner:cuda12.9-sglang0.5.9\n")
+    assert cuda.get("platform") == "cuda" and cuda.facts["platform"].source == "log: a CUDA image"
+    assert env_of("docker run --gpus all lmsysorg/sglang:v0.5.5-cu129 python3 -m sglang.launch_server\n").get("platform") == "cuda"
+    assert env_of("docker run --gpus all vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-8B\n").get("platform") is None
 
 
 def test_intels_online_int4_is_no_gptq_checkpoint_and_its_dtype_no_unquantized_model():

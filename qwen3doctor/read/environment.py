@@ -127,6 +127,9 @@ _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|r
 _SGLANG_VERSION = re.compile(r"\bsglang(?:[=\s:`'-]+|(?=\d+\.\d))(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
 # an image tag that names the ROCm release it was built on (`gpustack/runner:rocm7.0-sglang0.5.8.post1`)
 _ROCM_TAG = re.compile(r"\b[\w.-]+/[\w.-]+:(?:[\w.]+-)*rocm\d")
+# and the CUDA release (`gpustack/runner:cuda12.8-vllm0.13.0`, `lmsysorg/sglang:v0.5.5-cu129`,
+# `vllm/vllm-openai:cu130-nightly`): an image built for CUDA runs on NVIDIA GPUs only
+_CUDA_TAG = re.compile(r"\b[\w.-]+/[\w.-]+:(?:[\w.]+-)*(?:cuda\d+\.\d|cu1\d\d\b)")
 # tpu-inference's own modules in a record's source location (`INFO 11-07 01:43:57 [tpu_jax_runner.py:287]`)
 _TPU_RECORD = re.compile(r"\btpu_\w+\.py:\d+$")
 
@@ -910,6 +913,8 @@ class EnvCollector:
             self.put("platform", "tpu", "log: a TPU", P_HINT)
         elif "rocm" in text and _ROCM_TAG.search(text):
             self.put("platform", "rocm", "log: a ROCm image", P_HINT)
+        elif "cu" in text and _CUDA_TAG.search(text):
+            self.put("platform", "cuda", "log: a CUDA image", P_HINT)
         elif _METAL_HINT.search(text):
             self.put("platform", "metal", "log: Apple silicon (vllm-metal on MLX)", P_HINT)
         elif _CUDA_HINT.search(text):
