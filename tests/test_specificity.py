@@ -779,3 +779,24 @@ def test_a_cause_in_a_cuda_only_library_or_tool_is_out_on_a_platform_without_it(
         for log in (npu, gaudi):
             assert [ev.state for ev in platform_states(log, rule_id)] == ["miss"], (rule_id, log)
         assert platform_states(cuda, rule_id) == []
+
+
+def test_a_fragment_whose_opening_is_in_the_paste_must_match_the_whole_pattern(catalog):
+    """Two rules share the tail of argparse's JSON error ("cannot be converted to <function loads at 0x"); only the
+    value after the option tells them apart. A paste that shows the opening of the message is no cut fragment: the
+    key=value rule, whose pattern wants `image=4`, is not claimed on a JSON value, and a paste cut before the
+    opening still reaches both as fragments."""
+    from qwen3doctor.judge.match import fragment_source, head_fits
+
+    mm = [c for alt in catalog.rules["limit-mm-per-prompt-key-value-form-removed"].match for c in alt if c.kind == "message"][0]
+    json_value = ("api_server.py: error: argument --speculative-config/-sc: Value '{\"method\": cannot be converted to "
+                  "<function loads at 0x7f2a9c1b3e20>.")
+    assert fragment_source(mm, json_value) is None
+    assert fragment_source(mm, "api_server.py: error: argument --limit-mm-per-prompt: Value image=4,video=1 cannot be "
+                               "converted to <function loads at 0x7f2a9c1b3e20>.") is not None
+    cut = "cannot be converted to <function loads at 0x7f2a9c1b3e20>."  # the paste starts mid-message
+    assert fragment_source(mm, cut) is not None
+    src = mm.sources[0]
+    assert head_fits(src, "cannot be converted to <function loads at 0x", cut, 0)
+    report = diagnose_text(json_value + "\n", catalog)
+    assert [f.rule_id for f in report.findings] == ["json-cli-argument-not-valid-json"]

@@ -674,9 +674,27 @@ def fragment_source(clause: Clause, text: str) -> str | None:
     with a staging folder's path) is no fragment of this one."""
     for src, words in fragment_literals(clause):
         at = text.find(words)
-        if at >= 0 and tail_fits(src, words, text, at):
+        if at >= 0 and tail_fits(src, words, text, at) and head_fits(src, words, text, at):
             return src
     return None
+
+
+_HEAD_LITERAL = re.compile(r"[A-Za-z0-9 _-]{5,}")
+
+
+def head_fits(source: str, words: str, text: str, at: int) -> bool:
+    """The fragment is cut before the pattern's opening, or the whole pattern matches: when the text before the
+    literal already holds the words the pattern opens with, the paste shows that part of the message, and it must
+    be this pattern's (`argument --speculative-config/-sc: Value '{"model": cannot be converted to ...` holds the
+    opening of a pattern that wants `argument --flag: Value image=4 cannot be converted to ...`, and is not it)."""
+    begin = source.find(words[:5]) if len(words) >= 5 else -1
+    head = _HEAD_LITERAL.search(re.sub(r"^\(\?[a-zA-Z]+\)", "", source[:begin])) if begin > 0 else None
+    if head is None or head.group(0).strip() == "" or text.find(head.group(0), 0, at) < 0:
+        return True
+    try:
+        return compile_pattern("message", source).search(text, timeout=PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        return True
 
 
 _TAILS: dict[tuple[str, str], Any] = {}
