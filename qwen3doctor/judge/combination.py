@@ -8,6 +8,7 @@ launch `check` warns about is a combination candidate when the same launch is in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .. import vocab
 from ..model import Evidence, Rule
@@ -121,9 +122,12 @@ def unreleased_window(rule: Rule) -> bool:
     """The rule's `engine_version` range holds no published release of its engines, by the release index (a
     regression on the main branch, fixed before the next release); False when the index does not know the engine."""
     spec = rule.raw_when.get("engine_version")
-    if not spec:
-        return False
+    return bool(spec) and _unreleased(tuple(rule.engines), str(spec))
+
+
+@lru_cache(maxsize=None)
+def _unreleased(engines: tuple[str, ...], spec: str) -> bool:
     from ..knowledge import releases
 
-    engines = [e for e in rule.engines if releases.releases(e)]
-    return bool(engines) and all(releases.window(e, str(spec)) is None for e in engines)
+    known = [e for e in engines if releases.releases(e)]
+    return bool(known) and all(releases.window(e, spec) is None for e in known)

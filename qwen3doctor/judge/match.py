@@ -682,12 +682,18 @@ def fragment_source(clause: Clause, text: str) -> str | None:
 _HEAD_LITERAL = re.compile(r"[A-Za-z0-9 _-]{5,}")
 
 
+def _words_at(source: str, words: str) -> int:
+    """Where the literal `words` begins in the pattern's source: its first plain run, found there (-1: not found)."""
+    head = _HEAD_LITERAL.match(words)
+    return source.find(head.group(0)) if head else -1
+
+
 def head_fits(source: str, words: str, text: str, at: int) -> bool:
     """The fragment is cut before the pattern's opening, or the whole pattern matches: when the text before the
     literal already holds the words the pattern opens with, the paste shows that part of the message, and it must
     be this pattern's (`argument --speculative-config/-sc: Value '{"model": cannot be converted to ...` holds the
     opening of a pattern that wants `argument --flag: Value image=4 cannot be converted to ...`, and is not it)."""
-    begin = source.find(words[:5]) if len(words) >= 5 else -1
+    begin = _words_at(source, words)
     head = _HEAD_LITERAL.search(re.sub(r"^\(\?[a-zA-Z]+\)", "", source[:begin])) if begin > 0 else None
     if head is None or head.group(0).strip() == "" or text.find(head.group(0), 0, at) < 0:
         return True
@@ -716,8 +722,7 @@ def tail_fits(source: str, words: str, text: str, at: int) -> bool:
 
 
 def _tail_pattern(source: str, words: str):
-    head = re.match(r"[A-Za-z0-9 _-]{5,}", words)
-    at = source.find(head.group(0)) if head else -1
+    at = _words_at(source, words)
     if at < 0:
         return None
     flags = re.match(r"\(\?[a-zA-Z]+\)", source)
