@@ -1005,3 +1005,22 @@ def test_a_live_threads_stack_rules_out_causes_that_raise_an_error(catalog):
     ids = [f.rule_id for f in diagnose_text(dump, catalog).findings]
     assert ids[0] == "gdn-flashinfer-prefill-kernel-hang"
     assert "gdn-cudagraph-illegal-memory-access" not in ids
+
+
+def test_a_process_tag_cut_where_the_paste_stops_is_no_part_of_the_message(catalog):
+    # MinerU's vLLM engine on a DGX Spark (opendatalab/MinerU#4350): the excerpt stops inside the next line's tag, under
+    # an exception whose message announces the ptxas output with a colon
+    tag = "(EngineCore_DP0 pid=60) ERROR 01-12 01:09:14 [core.py:708] "
+    text = "".join(tag + line + "\n" for line in [
+        "Traceback (most recent call last):",
+        '  File "/usr/local/lib/python3.12/dist-packages/triton/backends/nvidia/compiler.py", line 442, in make_cubin',
+        '    raise PTXASError(f"{error}\\n"',
+        "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
+        "`ptxas` stderr:",
+    ]) + "(EngineCore_DP0 pi"
+    report = diagnose_text(text, catalog)
+    (crash,) = report.crashes
+    assert crash.message == "PTXAS error: Internal Triton PTX codegen error `ptxas` stderr:"
+    # what the colon announced is not shown: the rule whose line it would be stays a candidate
+    assert [f.rule_id for f in report.findings][:1] == ["triton-ptxas-unknown-gpu-arch"]
+    assert report.findings[0].confidence == "low"

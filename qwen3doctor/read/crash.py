@@ -171,6 +171,8 @@ BOILERPLATE = re.compile(
     # UCX's backtrace header and its frames without a symbol (` 1  /opt/hpcx/ucx/lib/libucs.so.0(+0x3684c) [0x7d..]`)
     r"=+ backtrace \(tid:|\d+\s+/\S+?\.so[\w.]*\(\+0x)"
 )
+# a process tag cut where the paste stops (`(EngineCore_DP0 pi`, `(Worker_TP4 pid=13`): no text of the message above it
+_TAG_STUB = re.compile(r"\([A-Z]\w*(?: (?:p(?:id?)?(?:=\d*)?)?)?")
 # a line that is its own log record, never the continuation of an exception message (`Process EngineCore_DP0:` is
 # multiprocessing's header over a dying child's traceback; `<frozen runpy>:128: RuntimeWarning: ...` a Python warning)
 _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|"
@@ -755,7 +757,7 @@ class CrashParser:
                         # (pydantic's error under its own header is the header's message, with or without frames)
                         and not (stripped.startswith("Value error, ") and (tb.exc_type or "").endswith("ValidationError")))
                 )
-                if BOILERPLATE.match(stripped):
+                if BOILERPLATE.match(stripped) or _TAG_STUB.fullmatch(stripped):
                     tb.continuation += 1
                     tb.end = line_no
                     return
