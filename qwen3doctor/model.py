@@ -177,6 +177,11 @@ class Clause:
     anchors: tuple[tuple[str, bool], ...] | None = None  # (literal, caseless) one of which must occur; None: unanchored
     gates: tuple[Any, ...] = ()  # per source: the literals that must all occur (patterns.gate_of), or None
     generic_sources: tuple[str, ...] = ()  # the sources that match a generic message / common exception type
+    part: int = 0  # the clause's place among its alternative's clauses of the same kind (`log: [[...], [...]]`)
+
+    def name(self, prefix: str) -> str:
+        """The clause's name in evidence: `match[2].log`; a second clause of that kind `match[2]+1.log`."""
+        return f"{prefix}.{self.kind}" if not self.part else f"{prefix}+{self.part}.{self.kind}"
 
 
 @dataclass(frozen=True)

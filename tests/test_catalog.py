@@ -210,3 +210,30 @@ def test_libraries_name_a_known_kernel_library_and_rule_the_cause_out_on_a_platf
     # a rule without the field stays: its id (naming the library) says nothing any more
     cat = load_one(tmp_path / "plain", GOOD, name="marlin-z.yaml")
     assert [f.rule_id for f in diagnose_text(on_npu, cat).findings] == ["marlin-z"]
+
+
+def test_a_kind_given_as_a_list_of_lists_is_several_clauses_that_must_all_hit(tmp_path):
+    # xgrammar's after-termination warning is printed by healthy n-gram servers too (vllm#22098): with a failed
+    # request beside it, it is the desync; alone, nothing
+    both = GOOD.replace("match:\n  message: ['size_n = \\d+ is not divisible']", (
+        "match:\n  log:\n    - ['The matcher has terminated after accepting the stop token']\n"
+        "    - ['\" 500 Internal Server Error', 'failed with an internal error during generation']"))
+    cat = load_one(tmp_path / "good", both)
+    (alternative,) = cat.rules["x"].match
+    assert [(cl.kind, cl.part) for cl in alternative] == [("log", 0), ("log", 1)]
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    warning = ("/project/cpp/grammar_matcher.cc:612: Warning: The matcher has terminated after accepting the stop "
+               "token, but is trying to accept new token with id 1.\n")
+    failed = 'INFO:     10.8.0.14:51770 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error\n'
+    healthy = 'INFO:     10.8.0.14:51774 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+    report = diagnose_text(healthy + warning + failed, cat)
+    assert [f.rule_id for f in report.findings] == ["x"]
+    assert {e.clause for e in report.findings[0].evidence if e.state == "hit"} >= {"match.log", "match+1.log"}
+    assert diagnose_text(healthy + warning + healthy, cat).findings == ()
+    assert diagnose_text(healthy + failed, cat).findings == ()
+    # a list mixing patterns and lists is refused with its line
+    mixed = both.replace("    - ['The matcher", "    - 'x'\n    - ['The matcher")
+    assert problems(tmp_path / "bad", mixed) == [
+        "x.yaml:7: match.log[1]: mixes patterns and lists: give patterns (one clause, any may hit) or only lists of "
+        "patterns (one clause each, all must hit)"]

@@ -936,7 +936,7 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
     for i, alternative in enumerate(rule.match):
         prefix = "match" if len(rule.match) == 1 else f"match[{i}]"
         if explain_rejection:
-            states = tuple(clause_state(cl, scan, rule.id, f"{prefix}.{cl.kind}", hay) for cl in alternative)
+            states = tuple(clause_state(cl, scan, rule.id, cl.name(prefix), hay) for cl in alternative)
             states = _unseen_log(states, alternative, scan, rule.supports, rule.id)
         else:
             # (_states_until_miss has already settled the unseen log clauses, and dropped the alternative they miss)
@@ -985,7 +985,7 @@ def _states_until_miss(alternative, scan: Scan, rule_id: str, prefix: str, hay: 
     found: dict[int, Evidence] = {}
     for j in sorted(range(len(alternative)), key=lambda k: alternative[k].kind != "message"):
         cl = alternative[j]
-        state = clause_state(cl, scan, rule_id, f"{prefix}.{cl.kind}", hay)
+        state = clause_state(cl, scan, rule_id, cl.name(prefix), hay)
         if state.state == MISS:
             return _MESSAGE_MISSED if cl.kind == "message" else None
         found[j] = state

@@ -249,7 +249,9 @@ def safe_search(pattern: Any, text: str) -> bool:
         return False
 
 
-def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
+def _clauses(c: _Checker, node: _Node, prefix: str, *, parts: bool = False) -> tuple[Clause, ...]:
+    """A mapping of clauses. `parts` (a `match` alternative): a kind given as a list of lists is several clauses of
+    that kind, each list ORed within and all of them required (a warning line *and* a failed-request line)."""
     if not isinstance(node.value, dict):
         c.err(node.line, prefix.rstrip("."), "must be a mapping of clauses (frames, exception, message, log)")
         return ()
@@ -258,32 +260,51 @@ def _clauses(c: _Checker, node: _Node, prefix: str) -> tuple[Clause, ...]:
     for kind in CLAUSES:
         if kind not in node.value:
             continue
-        items = c.strings(node.value[kind], f"{prefix}{kind}", node.lines[kind])
-        compiled, sources = [], []
-        anchors: list[tuple[str, bool]] | None = []
-        gates = []
-        for i, (source, line) in enumerate(items):
-            path = f"{prefix}{kind}[{i}]" if isinstance(node.value[kind].value, list) else f"{prefix}{kind}"
-            pat = c.pattern(source, path, line, kind=kind)
-            if pat is not None:
-                compiled.append(pat)
-                sources.append(source)
-                gates.append(gate_of(source))
-                found = literal_anchors(source)
-                if found is None or anchors is None:
-                    anchors = None
-                else:
-                    anchors.extend(found)
-        if compiled:
-            generic_sources = tuple(
-                src for src, pat in zip(sources, compiled) if _is_generic(kind, (pat,))
-            )
-            generic = len(generic_sources) == len(sources)
-            out.append(Clause(kind, tuple(sources), generic, tuple(sorted(set(anchors))) if anchors is not None else None,
-                              tuple(gates), generic_sources))
-        elif not items and node.value[kind].value in ([], None):
+        value = node.value[kind]
+        if parts and isinstance(value.value, list) and value.value and all(isinstance(v.value, list) for v in value.value):
+            for n, inner in enumerate(value.value):
+                made = _clause(c, kind, c.strings(inner, f"{prefix}{kind}[{n}]", inner.line), f"{prefix}{kind}[{n}]", n)
+                if made is not None:
+                    out.append(made)
+                elif inner.value == []:
+                    c.err(inner.line, f"{prefix}{kind}[{n}]", "is empty")
+            continue
+        if parts and isinstance(value.value, list) and any(isinstance(v.value, list) for v in value.value):
+            n, first = next((n, v) for n, v in enumerate(value.value) if isinstance(v.value, list))
+            c.err(first.line, f"{prefix}{kind}[{n}]", "mixes patterns and lists: give patterns (one clause, any may "
+                  "hit) or only lists of patterns (one clause each, all must hit)")
+            continue
+        made = _clause(c, kind, c.strings(value, f"{prefix}{kind}", node.lines[kind]), f"{prefix}{kind}", 0,
+                       listed=isinstance(value.value, list))
+        if made is not None:
+            out.append(made)
+        elif value.value in ([], None):
             c.err(node.lines[kind], f"{prefix}{kind}", "is empty")
     return tuple(out)
+
+
+def _clause(c: _Checker, kind: str, items: list[tuple[str, int]], path: str, part: int, *, listed: bool = True) -> Clause | None:
+    """One clause from its patterns (None when none compiles)."""
+    compiled, sources = [], []
+    anchors: list[tuple[str, bool]] | None = []
+    gates = []
+    for i, (source, line) in enumerate(items):
+        pat = c.pattern(source, f"{path}[{i}]" if listed else path, line, kind=kind)
+        if pat is not None:
+            compiled.append(pat)
+            sources.append(source)
+            gates.append(gate_of(source))
+            found = literal_anchors(source)
+            if found is None or anchors is None:
+                anchors = None
+            else:
+                anchors.extend(found)
+    if not compiled:
+        return None
+    generic_sources = tuple(src for src, pat in zip(sources, compiled) if _is_generic(kind, (pat,)))
+    generic = len(generic_sources) == len(sources)
+    return Clause(kind, tuple(sources), generic, tuple(sorted(set(anchors))) if anchors is not None else None,
+                  tuple(gates), generic_sources, part)
 
 
 def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None, list[str]]:
@@ -335,11 +356,11 @@ def compile_rule(path: Path, display: str, engine_dir: str) -> tuple[Rule | None
         m = doc["match"]
         if isinstance(m.value, list):
             for i, alt in enumerate(m.value):
-                clauses = _clauses(c, alt, f"match[{i}].")
+                clauses = _clauses(c, alt, f"match[{i}].", parts=True)
                 if clauses:
                     match.append(clauses)
         else:
-            clauses = _clauses(c, m, "match.")
+            clauses = _clauses(c, m, "match.", parts=True)
             if clauses:
                 match.append(clauses)
     supports = _clauses(c, doc["supports"], "supports.") if "supports" in doc else ()
