@@ -495,7 +495,8 @@ def classify(exception_type: str | None, message: str) -> str:
 # (`RuntimeError: CUDA out of`)
 ELLIPSIS = re.compile(r"\s*(?:\.{3,}|…|\[(?:\.{3}|…)\])\s*$")
 MID_LINE = re.compile(r"[A-Za-z0-9_,:;(/-]$")
-_IMPORT_LINE = re.compile(r"(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+)")
+# (`from sglang.multimodal_gen.runtime.entrypoints.diffusi`: an import statement a paste cut mid-path)
+_IMPORT_LINE = re.compile(r"(?:from\s+[\w.]+\s+import\b|import\s+[\w.]+|from\s+[\w.]+$)")
 _ENGINE_PACKAGE = re.compile(r"/(?:vllm|sglang|vllm_ascend|vllm_omni|sgl_kernel|flashinfer)/")
 
 
