@@ -414,3 +414,27 @@ def test_the_heads_limit_cites_the_rule_for_the_crash_it_prevents(catalog):
     # the shape arithmetic gives the TP size; a rule fix that needs a value read from a crash message is left out
     assert "--tensor-parallel-size 2" in alert.fixes[0].command
     assert not any("<heads>" in f.command or "{seen." in f.command for f in alert.fixes)
+
+
+def test_a_short_paste_that_stops_at_a_causes_own_warning_lists_it_as_a_risk(catalog):
+    """ai-dynamo/dynamo#6068's form: a prefill worker's warning over SGLang's multimodal length check, and nothing after
+    it. No crash, so no finding and exit 0; the cause whose own warning it is comes back as a risk. A token that healthy
+    NCCL starts warn with (`NCCL WARN NET/IB : No device found.`, a supporting line of the NCCL rule) lists nothing."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    warned = ("2026-02-09T02:30:56.256126Z  INFO scheduler_metrics_mixin.log_prefill_stats: Prefill batch, #new-seq: 1, "
+              "#new-token: 512, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0,\n"
+              "2026-02-09T02:30:56.545294Z  WARN mm_utils._adjust_embedding_length: Number of tokens in multimodal "
+              "embedding does not match those in the input text. Got 512 tokens in the text but 480 tokens from "
+              "multimodal embeddings.\n")
+    report = diagnose_text(warned, catalog)
+    assert report.verdict.value == "no-crash" and report.findings == ()
+    assert [r.rule_id for r in report.risks][:1] == ["mm-embedding-shorter-than-placeholders"]
+    # the same warning in an INFO line is what the server said and went on with: no risk from it
+    quiet = diagnose_text(warned.replace("  WARN ", "  INFO "), catalog)
+    assert "mm-embedding-shorter-than-placeholders" not in [r.rule_id for r in quiet.risks]
+    nccl = ("node1:211:211 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
+            "node1:211:211 [0] NCCL INFO NET/Plugin: No plugin found (libnccl-net.so)\n"
+            "node1:211:211 [0] NCCL WARN NET/IB : No device found.\n"
+            "node1:211:211 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.4<0>\n")
+    assert "nccl-init-system-error" not in [r.rule_id for r in diagnose_text(nccl, catalog).risks]

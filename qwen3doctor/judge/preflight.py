@@ -751,6 +751,9 @@ def shown_risks(scan: Scan, evaluated: list) -> tuple[Finding, ...]:
             continue
         kinds = [ev.clause.rsplit(".", 1)[-1] for ev in rm.match]
         if not any(k == "log" and ev.state == "hit" and not ev.generic for k, ev in zip(kinds, rm.match)):
+            warned = _warned(scan, rm)
+            if warned is not None:
+                out.append(warned)
             continue
         if any(ev.state != "hit" and k == "log" or ev.state == "miss" for k, ev in zip(kinds, rm.match)):
             continue
@@ -770,6 +773,37 @@ def shown_risks(scan: Scan, evaluated: list) -> tuple[Finding, ...]:
             notes=(SHOWN_NOTE,) + confirm_note(rm), basis="risk"))
     out.sort(key=rank_key)
     return tuple(out[:MAX_RISKS])
+
+
+_SENTENCE = re.compile(r"[A-Za-z]{2,} [a-z]{2,} [a-z]{2,} [a-z]{2,}")  # four words of a sentence in a pattern
+WARNED_MAX_LINES = 40  # a paste this short that shows a cause's own warning and no crash: the warning is what it shows
+_WARNING_RECORD = re.compile(r"\b(?:WARN(?:ING)?|ERROR|CRITICAL)\b|^[WE]\d{4} ")
+WARNED_NOTE = ("the paste shows the warning this cause prints before it crashes, and stops before any crash: a risk until "
+               "the lines after it are pasted")
+
+
+def _warned(scan: Scan, rm) -> Finding | None:
+    """A short crash-free paste whose warning or error record is a specific supporting line of the rule (SGLang's
+    `Number of tokens in multimodal embedding does not match ...` over the check that raises): the paste stops at the
+    cause's own warning, as an issue's excerpt does when the traceback is in its title. Only when no `match` clause
+    the paste can answer missed."""
+    if scan.lines_read > WARNED_MAX_LINES or rm.rejected or any(ev.state == "miss" for ev in rm.match):
+        return None
+    # (the supporting pattern is a sentence the engine prints, not a token such as `NCCL WARN` that healthy starts
+    # print too: `NCCL WARN NET/IB : No device found.`)
+    sentences = [src for cl in rm.rule.supports if cl.kind == "log" for src in cl.sources
+                 if src not in cl.generic_sources and _SENTENCE.search(src)]
+    warned = [ev for ev in rm.supports if ev.state == "hit" and not ev.generic and ev.clause.endswith(".log")
+              and ev.line and _WARNING_RECORD.search(ev.line) and any(_matches(src, ev.line) for src in sentences)]
+    if not warned or any(ev.state == "miss" for ev in rm.when):
+        return None
+    evidence = tuple(ev for ev in tuple(rm.supports) + tuple(rm.when) if ev.state == "hit")
+    rule = rm.rule
+    return Finding(
+        rule_id=rule.id, title=rule.title, status=rule.status, score=round(0.1 * len(evidence), 3),
+        confidence="low", engines=rule.engines, families=rule.families, references=rule.references,
+        evidence=evidence, fixes=fixes_for(rm, scan.environment), fixed_in=rule.fixed_in,
+        notes=(WARNED_NOTE,) + confirm_note(rm), basis="risk")
 
 
 def _logged_in(rule: Rule, lines: set[str]) -> bool:
