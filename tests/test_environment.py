@@ -478,6 +478,10 @@ def test_amd_libraries_and_rdna_names_say_rocm_without_a_platform_line():
     frame = '  File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/custom_op.py", line 70, in forward_hip\n'
     assert env_of("Traceback (most recent call last):\n" + frame).get("platform") == "rocm"
     assert env_of('  File "/x/vllm/model_executor/custom_op.py", line 66, in forward_cuda\n').get("platform") != "rocm"
+    # vLLM's AITER backends exist only on ROCm (ROCm/aiter#2870's workers die importing from rocm_aiter_mla.py)
+    mla = '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/attention/backends/mla/rocm_aiter_mla.py", line 377, in __init__\n'
+    assert env_of(mla).get("platform") == "rocm"
+    assert env_of('  File "/x/vllm/v1/attention/backends/mla/flashmla.py", line 77, in __init__\n').get("platform") != "rocm"
 
 
 def test_a_b300_is_named_with_its_suffixes_and_dated_by_its_compute_capability():

@@ -893,6 +893,8 @@ class EnvCollector:
                        # (a HIP source's own assert: `csrc/rocm/skinny_gemms.hip:497: ... Device-side assertion`)
                        r"\.hip:\d+: |/csrc/rocm/|"
                        r"^\[aiter\]|^MIOpen\(HIP\)|\brocBLAS\b|\bin forward_hip$|"
+                       # (vLLM's ROCm-only AITER modules in a frame: `v1/attention/backends/mla/rocm_aiter_mla.py`)
+                       r"/rocm_aiter_\w+\.py\b|"
                        # (SGLang's AMD-only attention backends, chosen on the command line)
                        r"--attention-backend[= ](?:aiter|wave)\b", text):
             # (AITER, AMD's kernel library, exists only for ROCm; so do MIOpen and rocBLAS, the RDNA gfx1xxx names, and
