@@ -350,3 +350,20 @@ def test_a_line_that_holds_a_generic_error_and_names_its_cause_ranks_that_cause_
     alone = diagnose_text("RuntimeError: call aclnnCausalConv1d failed, detail:EZ9999: Inner Error! CausalConv1d do "
                           "tiling failed, ret is -1.\n", catalog).findings
     assert alone[0].rule_id == "ascend-causal-conv1d-tiling-rejected"
+
+
+def test_a_hung_thread_raised_no_error_type_so_a_rule_that_needs_one_is_no_candidate(catalog):
+    """A watchdog dump of a DeepSeek-V4 scheduler stuck in a collective: the HiCache-storage rule whose crash is a
+    ZeroDivisionError at start-up had been a low candidate above the watchdog rule, from the model name alone (an
+    unknown exception clause). A live thread stuck where it is raised nothing: the type misses, as a message does."""
+    from conftest import EXAMPLES
+
+    log = (EXAMPLES / "sglang" / "dspark-tp-rank-sampling-divergence-hang--neg-dsv4-flash-eagle-hicache-eviction-watchdog.log").read_text()
+    ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
+    assert ids[:1] == ["sglang-scheduler-watchdog-timeout"]
+    assert "hicache-storage-deepseek-v4-logical-anchor-pool" not in ids
+    # a hang's own exception type (a timeout) still counts on such a log
+    from qwen3doctor.judge.match import hang_message
+    from qwen3doctor.model import Clause
+
+    assert hang_message(Clause("exception", ("TimeoutError",))) and not hang_message(Clause("exception", ("ZeroDivisionError",)))

@@ -166,6 +166,8 @@ class Haystack:
         # a log whose only crash is a hung thread's stack: a message clause misses unless it is about a hang (one
         # clause at a time, so the kind's absent state stays unknown: absent_state)
         self._hung = self.absent["message"] == UNKNOWN and hung_only([c for c in scan.crashes if c.role != "wrapper"])
+        # (and an exception clause, when no crash of the log has a type)
+        self._hung_untyped = self.absent["exception"] == UNKNOWN and hung_only([c for c in scan.crashes if c.role != "wrapper"])
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone, when one of
@@ -184,6 +186,8 @@ class Haystack:
         """The state clause_state gives this clause when none of its anchors occurs: its kind's (absent), but on a
         log whose only crash is a hung thread's stack a message clause about an error (not a hang) misses."""
         if clause.kind == "message" and self._hung and not hang_message(clause):
+            return MISS
+        if clause.kind == "exception" and self._hung_untyped and not hang_message(clause):
             return MISS
         return self.absent[clause.kind]
 
@@ -383,7 +387,8 @@ def hung_only(crashes: list[Crash]) -> bool:
 
 
 def hang_message(clause: Clause) -> bool:
-    """A message clause for what a hang makes the engine say (_HANG_WORDS), not for an error a thread raised."""
+    """A message (or exception) clause for what a hang makes the engine say (_HANG_WORDS: `TimeoutError`, a watchdog),
+    not for an error a thread raised."""
     return any(_HANG_WORDS.search(src) for src in clause.sources)
 
 
@@ -458,6 +463,10 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             return Evidence(label, UNKNOWN, "the log shows only a follow-on error's exception type")
         if typed:
             return Evidence(label, MISS, f"the exception is `{typed[0].exception_type}`, not {_names(clause.sources)}")
+        if hung_only(crashes) and not hang_message(clause):
+            # (as for a message: a thread still running where it is stuck raised no `ZeroDivisionError`)
+            return Evidence(label, MISS, f"the log shows a live thread stuck, not an error; this cause raises "
+                                         f"{_names(clause.sources)}")
         return Evidence(label, UNKNOWN, "the log shows no exception type")
     if kind == "message":
         said = [c for c in crashes if c.said]
