@@ -100,7 +100,7 @@ def test_a_thin_paste_gets_at_most_three_candidates_each_with_what_confirms_it(c
 def test_a_launch_without_a_crash_names_what_to_paste_next(catalog):
     report = diagnose_text("vllm                              0.10.1\n"
                            "$ vllm serve Qwen/Qwen3-30B-A3B-FP8 --tensor-parallel-size 4\n", catalog)
-    assert report.risks and report.next_steps[0].startswith("The paste shows a launch but no crash line")
+    assert report.risks and report.next_steps[0].startswith("The paste shows no crash line")
 
 
 def test_a_candidate_the_launch_contradicts_is_dropped(catalog):

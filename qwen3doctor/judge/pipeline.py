@@ -498,9 +498,9 @@ def _window_unchecked(finding) -> bool:
     return any(ev.clause == "when.engine_version" and ev.state == "unknown" for ev in finding.evidence)
 
 
-RISK_STEP = ("The paste shows a launch but no crash line: if the server did stop, paste the last lines it printed "
-             "(the `Traceback (most recent call last):` block or the `ERROR` lines); the known problems listed are what "
-             "this launch can hit, not a diagnosis.")
+RISK_STEP = ("The paste shows no crash line: if the server did stop, paste the last lines it printed (the "
+             "`Traceback (most recent call last):` block or the `ERROR` lines); the known problems listed are what this "
+             "launch or these lines can lead to, not a diagnosis.")
 
 
 STOPPED_STEP = ("The log ends while {phase}, with no error after it and before the server was ready: if it died or "
