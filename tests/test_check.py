@@ -438,3 +438,19 @@ def test_a_short_paste_that_stops_at_a_causes_own_warning_lists_it_as_a_risk(cat
             "node1:211:211 [0] NCCL WARN NET/IB : No device found.\n"
             "node1:211:211 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.4<0>\n")
     assert "nccl-init-system-error" not in [r.rule_id for r in diagnose_text(nccl, catalog).risks]
+
+
+def test_a_crash_free_launch_passing_a_flag_its_release_refuses_lists_that_as_a_risk(catalog):
+    """gpustack#3991's form: a GPUStack worker starts vLLM 0.13.0 with `--task=embed` (removed after 0.12) and the
+    paste stops before vLLM's argument error. The release index's own warning is a risk (it cites no issue: the
+    releases are its source); a line cut inside its last flag (`--tensor`) is no flag the user passed."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    head = ("2025-12-23 12:11:33.780286+08:00 - gpustack.worker.backends.vllm - INFO - With image: "
+            "gpustack/runner:cuda12.8-vllm0.13.0, arguments: [vllm serve /data/models/Qwen/Qwen3-Embedding-0.6B "
+            "--max-model-len 8192")
+    report = diagnose_text(head + " --task=embed --host 0.0.0.0 --port 42041]\n", catalog)
+    assert report.verdict.value == "no-crash" and report.findings == ()
+    assert "release:--task" in [r.rule_id for r in report.risks]
+    cut = diagnose_text(head + " --tensor\n", catalog)
+    assert not any(r.rule_id.startswith("release:--") for r in cut.risks)

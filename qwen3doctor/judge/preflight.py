@@ -667,8 +667,10 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
     report = check(command, env, catalog)
     out = []
     for alert in report.alerts:
-        if alert.level not in (WARNING, POSSIBLE) or not alert.references:
-            continue
+        if alert.level not in (WARNING, POSSIBLE) or not alert.references and not alert.key.startswith("release:"):
+            continue  # (the release index's own facts cite no issue: the releases are their source)
+        if _cut_flag(alert.key, command, env):
+            continue  # (a log line cut mid-flag: `... --max-model-len 8192 --tensor` is no flag the user passed)
         rule = catalog.rules.get(alert.key)
         if rule is not None and rule.families and not env.get("family"):
             continue  # a problem of some models, and the log names none: no known problem of this launch
@@ -689,6 +691,21 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
             notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk")))
     out.sort(key=lambda pair: (pair[0], rank_key(pair[1])))
     return tuple(f for _, f in out[:MAX_RISKS])
+
+
+def _cut_flag(key: str, command: str, env: Environment) -> bool:
+    """A release alert for the logged command's last word, a flag no release has that starts a longer flag some
+    release has: the log's line was cut inside it (gpustack's `arguments: [vllm serve ... --tensor`)."""
+    if not key.startswith("release:--"):
+        return False
+    flag = key[len("release:"):]
+    words = command.split()
+    if not words or words[-1].split("=", 1)[0] != flag:
+        return False
+    from ..knowledge.releases import table
+
+    t = table(str(env.get("engine") or "vllm"), "flags")
+    return t is not None and flag not in t.facts and any(k.startswith(flag) and k != flag for k in t.facts)
 
 
 STEP_NOTE = "the log stops while {phase}: a known crash of that step for this launch, not a diagnosis"

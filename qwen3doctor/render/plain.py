@@ -123,7 +123,7 @@ def render(report: Report) -> str:
     if report.risks:
         out.append("Known problems of this launch (no crash in the log; not a diagnosis):")
         for f in report.risks:
-            out.append(f"  - {f.title}  [{f.rule_id}, {', '.join(f.references[:2])}]")
+            out.append(f"  - {f.title}  [{', '.join((f.rule_id,) + tuple(f.references[:2]))}]")
             out += [f"      {ev.text}" for ev in f.evidence if ev.state == "hit"]
             out += [f"      unknown: {ev.text}" for ev in f.evidence if ev.state == "unknown"]
         out.append("")

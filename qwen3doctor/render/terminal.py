@@ -75,7 +75,7 @@ def render(report: Report, width: int | None = None) -> str:
     if report.risks:
         console.print(Text("Known problems of this launch (no crash in the log; not a diagnosis)", style="bold"))
         for f in report.risks:
-            console.print(Padding(Text(f"• {f.title}  [{f.rule_id}, {', '.join(f.references[:2])}]"), (0, 0, 0, 1)))
+            console.print(Padding(Text(f"• {f.title}  [{', '.join((f.rule_id,) + tuple(f.references[:2]))}]"), (0, 0, 0, 1)))
     if report.next_steps:
         console.print(Text("Next steps", style="bold"))
         for s in report.next_steps:
