@@ -454,3 +454,15 @@ def test_a_crash_free_launch_passing_a_flag_its_release_refuses_lists_that_as_a_
     assert "release:--task" in [r.rule_id for r in report.risks]
     cut = diagnose_text(head + " --tensor\n", catalog)
     assert not any(r.rule_id.startswith("release:--") for r in cut.risks)
+
+
+def test_a_rule_about_the_refused_flag_replaces_the_release_indexs_line_for_it(catalog):
+    """gpustack#2616's form: vLLM 0.10.0 launched with --enable-reasoning. The rule for that removal (its issues, its
+    fix) is listed, and the release index's own line for the same flag is not listed twice beside it."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("2025-09-02 10:01:12.554411+08:00 - gpustack.worker.backends.vllm - INFO - With image: "
+           "gpustack/runner:cuda12.8-vllm0.10.0, arguments: [vllm serve /data/models/Qwen/Qwen3-4B --enable-reasoning "
+           "--reasoning-parser deepseek_r1 --max-model-len 8192 --port 40121]\n")
+    ids = [r.rule_id for r in diagnose_text(log, catalog).risks]
+    assert ids[:1] == ["enable-reasoning-flag-removed"] and "release:--enable-reasoning" not in ids

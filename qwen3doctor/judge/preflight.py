@@ -689,6 +689,11 @@ def launch_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
             engines=rule.engines if rule else (), families=rule.families if rule else (),
             references=alert.references, evidence=evidence, fixes=alert.fixes, fixed_in=rule.fixed_in if rule else None,
             notes=RISK_NOTE + ((f"decided by {alert.decided_by}",) if alert.decided_by else ()), basis="risk")))
+    # a rule that is about the very flag the release refuses says it better (its issues, its fix): the release
+    # index's line for that flag gives way to it (enable-reasoning-flag-removed and `release:--enable-reasoning`)
+    ruled = {flag for _, f in out if f.rule_id in catalog.rules
+             for flag in catalog.rules[f.rule_id].raw_when.get("flags", ()) or ()}
+    out = [(key, f) for key, f in out if not (f.rule_id.startswith("release:--") and f.rule_id[len("release:"):] in ruled)]
     out.sort(key=lambda pair: (pair[0], rank_key(pair[1])))
     return tuple(f for _, f in out[:MAX_RISKS])
 
