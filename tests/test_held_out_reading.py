@@ -719,6 +719,17 @@ def test_fourth_reading_hunt_environment(catalog):
                  "--max_model_len 8192")
     assert (env.get("engine"), env.get("model"), env.get("tp"), env.get("max_model_len")) == (
         "vllm", "Qwen/Qwen3-VL-8B-Instruct", 2, 8192)
+    assert "--enable-lora" not in env.flags
+    # its LoRA reaches vLLM as enable_lora: `--vllm_enable_lora true`, or an adapter left unmerged (vllm#31205)
+    assert "--enable-lora" in env_of("swift rollout --model Qwen/Qwen3-VL-8B-Instruct --vllm_enable_lora true "
+                                     "--vllm_max_model_len 8192").flags
+    assert "--enable-lora" in env_of("swift infer --model Qwen/Qwen3-VL-4B-Instruct --adapters out/checkpoint-900 "
+                                     "--merge_lora false --infer_backend vllm --vllm_max_model_len 8192").flags
+    assert "--enable-lora" not in env_of("swift infer --model Qwen/Qwen3-VL-4B-Instruct --adapters out/checkpoint-900 "
+                                         "--merge_lora true --infer_backend vllm --vllm_max_model_len 8192").flags
+    # torch's own glog-format records name a Python file but are no vLLM record (sgl-kernel-npu#136's spawn warning)
+    assert env_of("W1021 08:47:47.557000 4951 site-packages/torch/multiprocessing/spawn.py:169] Terminating process "
+                  "5091 via signal SIGTERM").get("engine") is None
     # docker inspect's argument list, one JSON string a line
     env = env_of('        "Args": [', '            "serve",', '            "/Qwen3.5-35B-A3B",',
                  '            "--tensor-parallel-size",', '            "2"', "        ],")

@@ -70,6 +70,10 @@ _ENGINE_ENV = re.compile(r"\b(SGLANG|VLLM)_[A-Z0-9_]{3,}")
 # the engine's sizes under their Python names, as configs and launchers other than the CLI spell them
 _SIZE_KEYS = "tensor_parallel_size|pipeline_parallel_size|data_parallel_size|max_model_len|max_num_seqs"
 _SWIFT_ARG = re.compile(rf"--(?:vllm_)?(?P<k>model|{_SIZE_KEYS})[ =](?P<v>\S+)")
+# ms-swift starting vLLM with LoRA: `--vllm_enable_lora true` (rollout, GRPO), or an adapter it does not merge
+# (`swift infer --adapters X --merge_lora false --infer_backend vllm`, vllm#31205)
+_SWIFT_LORA = re.compile(r"--vllm_enable_lora[ =](?:[Tt]rue|1)\b")
+_SWIFT_UNMERGED = re.compile(r"--merge_lora[ =](?:[Ff]alse|0)\b")
 _REDIRECT = re.compile(r"\s(?:[12]?>>?|&>|\|)\s*(?=\S)|\s&\s*$")
 _LISTING_KEY = re.compile(r"\s+(?=[A-Za-z_][\w-]*:\s)")
 # a hand-written listing's key in Markdown bold (`- **CUDA**: 12.8`), and the keys such listings use that no tool
@@ -492,8 +496,10 @@ class EnvCollector:
     def record_format(self, record: str | None) -> None:
         """A record prefix in vLLM's logging format (`ERROR 05-05 12:36:59 [core.py:1138] `, which SGLang does not
         use): one vote for vLLM, whatever the number of such lines (an SGLang log may hold a few lines vLLM's
-        modules logged when it imported them)."""
-        if not self._record_voted and record is not None and ".py:" in record:
+        modules logged when it imported them). A glog-format record naming a Python file is torch's own
+        (`W1021 08:47:47.557000 4951 site-packages/torch/multiprocessing/spawn.py:169] Terminating process ...`,
+        torchrun's and spawn's warnings in any engine's log or in none, sgl-kernel-npu#136): no vote."""
+        if not self._record_voted and record is not None and ".py:" in record and not record.startswith("glog "):
             self._record_voted = True
             self.vote_engine("vllm")
 
@@ -758,6 +764,8 @@ class EnvCollector:
         """ms-swift's launch with its vLLM backend (`swift rollout --model X --vllm_tensor_parallel_size 2 ...`): read
         as the vLLM command its arguments stand for."""
         args = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in _SWIFT_ARG.findall(text))
+        if _SWIFT_LORA.search(text) or "--adapters" in text and _SWIFT_UNMERGED.search(text):
+            args += " --enable-lora"  # (its LoRA reaches vLLM as enable_lora=True, whatever the flag's spelling)
         self._take_command("vllm serve " + args, P_COMMAND)
 
     def _packages(self, text: str) -> None:
