@@ -33,6 +33,12 @@ GENERIC_MESSAGES = (
     "tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)",
     # ROCm's runtime line for a faulting kernel, whichever kernel it was
     "Memory access fault by GPU node-2 (Agent handle: 0x5581d2a0) on address 0x7f1c2a400000. Reason: Unknown.",
+    # the HSA runtime's queue abort for the same kind of fault (rocdevice.cpp), whichever kernel it was
+    ":0:rocdevice.cpp            :3020: 1183357978 us:  Callback: Queue 0x7f35e8100000 aborting with error : "
+    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal "
+    "address. code: 0x29",
+    ":0:rocdevice.cpp            :3020: 1183357978 us:  Callback: Queue 0x7f35e8100000 aborting with error : "
+    "HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. code: 0x1016",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
     # torch_npu's words for the same, whatever allocation ran out (start-up or serving, KV cache or activations)
     "RuntimeError: NPU out of memory. Tried to allocate 1.25 GiB (NPU 0; 60.97 GiB total capacity; 61.10 GiB already allocated)",
