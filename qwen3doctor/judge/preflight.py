@@ -31,7 +31,7 @@ from ..knowledge.catalog import Catalog, safe_search
 from ..knowledge.patterns import compile_pattern
 from ..knowledge.shapes import shapes_of, shapes_table
 from .combination import KNOWN, known_bad
-from .match import evaluate, when_states
+from .match import _SENTENCE, evaluate, when_states
 from ..model import Crash, Environment, Evidence, Fact, Finding, Fix, Frame, Rule, RuleMatch, Scan
 from .rank import SEEN, confirm_note, fixes_for, rank_key, score
 from .fingerprint import is_engine_file
@@ -797,7 +797,6 @@ def shown_risks(scan: Scan, evaluated: list) -> tuple[Finding, ...]:
     return tuple(out[:MAX_RISKS])
 
 
-_SENTENCE = re.compile(r"[A-Za-z]{2,} [a-z]{2,} [a-z]{2,} [a-z]{2,}")  # four words of a sentence in a pattern
 WARNED_MAX_LINES = 40  # a paste this short that shows a cause's own warning and no crash: the warning is what it shows
 _WARNING_RECORD = re.compile(r"\b(?:WARN(?:ING)?|ERROR|CRITICAL)\b|^[WE]\d{4} ")
 WARNED_NOTE = ("the paste shows the warning this cause prints before it crashes, and stops before any crash: a risk until "
