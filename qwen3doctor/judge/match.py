@@ -165,9 +165,10 @@ class Haystack:
         self.absent = {kind: _absent_state(kind, scan) for kind in ("frames", "exception", "message", "log")}
         # a log whose only crash is a hung thread's stack: a message clause misses unless it is about a hang (one
         # clause at a time, so the kind's absent state stays unknown: absent_state)
-        self._hung = self.absent["message"] == UNKNOWN and hung_only([c for c in scan.crashes if c.role != "wrapper"])
+        hung = hung_only([c for c in scan.crashes if c.role != "wrapper"])
+        self._hung = self.absent["message"] == UNKNOWN and hung
         # (and an exception clause, when no crash of the log has a type)
-        self._hung_untyped = self.absent["exception"] == UNKNOWN and hung_only([c for c in scan.crashes if c.role != "wrapper"])
+        self._hung_untyped = self.absent["exception"] == UNKNOWN and hung
         # pasted fragments of a message: a message clause may hit on its long literal alone
         self.excerpts = "\n".join(c.message for c in scan.crashes if c.excerpt)
         # a message cut short with "...": a message clause may hit on the literals before the cut alone, when one of

@@ -768,7 +768,6 @@ def shown_risks(scan: Scan, evaluated: list) -> tuple[Finding, ...]:
     it; a rule without one has no log hit)."""
     out = []
     for rm in evaluated:
-        rule = rm.rule
         if rm.rejected or not rm.match:
             continue
         kinds = [ev.clause.rsplit(".", 1)[-1] for ev in rm.match]
@@ -787,12 +786,7 @@ def shown_risks(scan: Scan, evaluated: list) -> tuple[Finding, ...]:
             continue
         if any(ev.state == "miss" for ev in rm.when):
             continue
-        evidence = tuple(ev for ev in tuple(rm.match) + tuple(rm.supports) + tuple(rm.when) if ev.state == "hit")
-        out.append(Finding(
-            rule_id=rule.id, title=rule.title, status=rule.status, score=round(0.1 * len(evidence), 3),
-            confidence="low", engines=rule.engines, families=rule.families, references=rule.references,
-            evidence=evidence, fixes=fixes_for(rm, scan.environment), fixed_in=rule.fixed_in,
-            notes=(SHOWN_NOTE,) + confirm_note(rm), basis="risk"))
+        out.append(_shown(rm, scan, tuple(rm.match) + tuple(rm.supports) + tuple(rm.when), SHOWN_NOTE))
     out.sort(key=rank_key)
     return tuple(out[:MAX_RISKS])
 
@@ -818,13 +812,18 @@ def _warned(scan: Scan, rm) -> Finding | None:
               and ev.line and _WARNING_RECORD.search(ev.line) and any(_matches(src, ev.line) for src in sentences)]
     if not warned or any(ev.state == "miss" for ev in rm.when):
         return None
-    evidence = tuple(ev for ev in tuple(rm.supports) + tuple(rm.when) if ev.state == "hit")
+    return _shown(rm, scan, tuple(rm.supports) + tuple(rm.when), WARNED_NOTE)
+
+
+def _shown(rm, scan: Scan, states, note: str) -> Finding:
+    """The risk of a cause whose own lines a crash-free log shows: its hit clauses as evidence, low confidence."""
     rule = rm.rule
+    evidence = tuple(ev for ev in states if ev.state == "hit")
     return Finding(
         rule_id=rule.id, title=rule.title, status=rule.status, score=round(0.1 * len(evidence), 3),
         confidence="low", engines=rule.engines, families=rule.families, references=rule.references,
         evidence=evidence, fixes=fixes_for(rm, scan.environment), fixed_in=rule.fixed_in,
-        notes=(WARNED_NOTE,) + confirm_note(rm), basis="risk")
+        notes=(note,) + confirm_note(rm), basis="risk")
 
 
 def _logged_in(rule: Rule, lines: set[str]) -> bool:
