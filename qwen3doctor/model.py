@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
@@ -244,7 +244,8 @@ class Scan:
     empty: bool = False  # no line holds more than white space
     stopped_in: str | None = None  # the start-up phase the log ends in (its last lines), when it never reached serving
     quiet: frozenset[str] = frozenset()  # kept lines logged at INFO / WARNING / DEBUG level
-    recorded: frozenset[str] = frozenset()  # kept lines that came in a logging record (any level)
+    # kept lines that came in a logging record (any level), each with its record (`ERROR utils.py:608`, `glog E ...`)
+    recorded: Mapping[str, str] = field(default_factory=dict)
     lead: int = 0  # lines of the log above its first crash (judge.pipeline counts up to 4); 0: it starts at the crash
 
 

@@ -1518,3 +1518,46 @@ def test_words_that_begin_in_a_label_like_prefix_and_go_on_are_the_errors_own(ca
     ids = [f.rule_id for f in diagnose_text(line, catalog).findings]
     assert "triton-fused-moe-config-exceeds-smem" in ids
     assert all(f.confidence == "low" for f in diagnose_text(line, catalog).findings)
+
+
+def test_a_short_paste_ending_at_an_error_record_the_reader_peeled_lists_that_cause_as_a_risk(catalog):
+    # async_cosyvoice#99: two lines of a T4 running vLLM 0.7.3's V1 engine; the level is in the peeled prefix only
+    paste = ("INFO 05-19 06:43:27 cuda.py:157] Using Flash Attention backend on V1 engine.\n"
+             "ERROR 05-19 06:43:27 utils.py:608] Cannot use FA version 2 is not supported due to FA3 is only supported "
+             "on devices with compute capability >= 8 excluding 8.6 and 8.9\n")
+    report = diagnose_text(paste, catalog)
+    assert report.verdict is Verdict.CLEAN and report.findings == ()
+    assert [r.rule_id for r in report.risks][:1] == ["v1-engine-forced-on-pre-ampere-gpu"]
+    # the same sentence as an INFO record is what the server reported and went on with: no risk
+    assert "v1-engine-forced-on-pre-ampere-gpu" not in [r.rule_id for r in diagnose_text(paste.replace("ERROR", "INFO"), catalog).risks]
+
+
+def test_a_warning_record_of_a_healthy_start_lists_no_risk(catalog):
+    # healthy starts print warnings that name a cause's setting (a Kubernetes Service's env, TP larger than local GPUs)
+    healthy = ("INFO 03-02 11:00:01 [__init__.py:239] Automatically detected platform cuda.\n"
+               "WARNING 03-02 11:00:02 [envs.py:1120] Unknown vLLM environment variable detected: VLLM_SERVICE_HOST\n"
+               "INFO 03-02 11:00:40 [api_server.py:1800] Starting vLLM API server 0 on http://0.0.0.0:8000\n")
+    report = diagnose_text(healthy, catalog)
+    assert report.verdict is Verdict.CLEAN and report.risks == ()
+
+
+def test_a_message_cut_mid_word_that_one_alternative_fits_is_not_ruled_out_by_another(catalog):
+    # club-3090#750: the paste stops inside `ValueError: invalid literal for int() with base 10: 'GPU-...'`; the rule's
+    # later alternative ("Non-integer device ID ...") cannot fit it, the first still can
+    paste = ('  File ".../vllm/platforms/cuda.py", line 615, in get_device_capability\n'
+             "    physical_device_id = cls.device_id_to_physical_device_id(device_id)\n"
+             '  File ".../vllm/platforms/interface.py", line 237, in device_id_to_physical_device_id\n'
+             "    return int(physical_device_id)\n"
+             "ValueError: invalid l\n")
+    top = diagnose_text(paste, catalog).findings[0]
+    assert (top.rule_id, top.confidence) == ("cuda-visible-devices-uuid-not-integer", "low")
+    # a whole message of another kind rules it out
+    assert not diagnose_text(paste.replace("invalid l\n", "too many values to unpack (expected 2)\n"), catalog).findings
+
+
+def test_a_frame_line_of_scaffolding_places_a_cut_traceback_on_no_cause_path(catalog):
+    # a traceback cut in a model's forward: a rule pattern that meets its `in forward` frame line says nothing
+    from pathlib import Path
+    log = Path(__file__).parent.parent / "examples/logs/vllm/qwen3-vl-deepstack-buffer-token-count-mismatch--neg-cut-in-forward.log"
+    ids = [f.rule_id for f in diagnose_text(log.read_text(), catalog).findings]
+    assert "vision-tower-cu-seqlens-on-cpu" not in ids

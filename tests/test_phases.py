@@ -187,3 +187,23 @@ def test_the_capture_step_places_a_crash_without_frames_after_the_capture_line(c
     # a capture crash whose own traceback is in the log is placed by its frames, not by the step's name
     from qwen3doctor.read.phases import CAPTURING, steps_of_frames
     assert steps_of_frames([CAPTURE_STEP]) == {CAPTURING}
+
+
+def test_a_traceback_through_the_kernel_warm_up_is_placed_before_capture_not_in_it(catalog):
+    from qwen3doctor.read.phases import CAPTURING, WARMING_KERNELS, step_of, steps_of_frames
+    prefix = "(Worker_TP0 pid=77) ERROR 05-02 10:00:00 [multiproc_executor.py:839] "
+
+    def tb(*fns):
+        lines = ["Traceback (most recent call last):"] + [
+            f'  File "/x/vllm/v1/worker/gpu_worker.py", line {400 + i}, in {fn}\n{prefix}    call()' for i, fn in enumerate(fns)]
+        return "".join(prefix + line + "\n" for line in lines + ["RuntimeError: boom"])
+
+    # vLLM's compile_or_warm_up_model runs kernel_warmup (FlashInfer's autotuner) before it calls capture_model
+    warm = diagnose_text(tb("worker_main", "compile_or_warm_up_model", "kernel_warmup", "flashinfer_autotune"), catalog)
+    assert warm.crash.during == WARMING_KERNELS and step_of(WARMING_KERNELS) == CAPTURING
+    # a phase line of an earlier step (torch.compile) does not pull it back; its step is still the capture's
+    compiled = "INFO 05-02 09:59:50 [backends.py:548] Dynamo bytecode transform time: 9.1 s\n"
+    assert diagnose_text(compiled + tb("compile_or_warm_up_model", "kernel_warmup"), catalog).crash.during == WARMING_KERNELS
+    # compile_or_warm_up_model alone (a paste cut below it mostly shows its capture_model() call) stays the capture
+    assert diagnose_text(tb("worker_main", "compile_or_warm_up_model"), catalog).crash.during == CAPTURING
+    assert steps_of_frames(["kernel_warmup"]) == {CAPTURING}

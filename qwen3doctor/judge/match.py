@@ -966,6 +966,10 @@ def evaluate(rule: Rule, scan: Scan, hay: Haystack | None = None, *, explain_rej
         key = (sum(1 for s in hits if not generic[s.clause]), len(hits), -sum(1 for s in states if s.state == UNKNOWN))
         if rejected or key > best_key:
             best, best_generic, best_key, rejected, chosen = states, generic, key, False, alternative
+    if not rejected and any(s.state == UNKNOWN and s.clause.endswith(".message") for s in best):
+        # (a message cut where the paste ends that one alternative's pattern still fits: that another alternative's
+        # pattern cannot is no sign the crash is another cause's, `ValueError: invalid l` of `invalid literal for int()`)
+        message_missed = False
     if rejected and not explain_rejection:
         return RuleMatch(rule, best, (), (), rejected, dict(best_generic), message_missed)
     taken = frozenset(s.subject if s.clause.endswith(".frames") else s.line for s in best

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from types import MappingProxyType
 from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
@@ -45,7 +46,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     kept_tail: list[str] = []
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
     quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
-    recorded: set[str] = set()  # kept lines that came in a logging record of any level
+    recorded: dict[str, str] = {}  # kept lines that came in a logging record of any level, and that record
     lines = dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter)))))
     head: list[tuple[int, str]] = []  # the paste's first lines, for what it shows above its first crash
     for line_no, line, why in rejoined_commands(lines, _known_flag):
@@ -68,12 +69,12 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     if parser.dropped:
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen,
-                stopped_in=stopped_in(phases, source.lines_read), quiet=frozenset(quiet), recorded=frozenset(recorded),
+                stopped_in=stopped_in(phases, source.lines_read), quiet=frozenset(quiet), recorded=MappingProxyType(recorded),
                 lead=lines_above_crash(head, crashes))
 
 
 def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int,
-          phases: list[tuple[int, str]], quiet: set[str], recorded: set[str]) -> None:
+          phases: list[tuple[int, str]], quiet: set[str], recorded: dict[str, str]) -> None:
     """One line of the log into the crash parser, the environment collector, the phases and the kept lines."""
     if not line or line.isspace():
         parser.feed(line_no, None, "", False)
@@ -110,7 +111,7 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
         if record is not None and record.startswith(QUIET_LEVELS) and len(quiet) < MAX_KEPT_LINES:
             quiet.add(text)
         if record is not None and len(recorded) < MAX_KEPT_LINES:
-            recorded.add(text)
+            recorded.setdefault(text, record)
         if len(kept) < MAX_KEPT_LINES // 2:
             kept.append(text)
         else:
@@ -246,7 +247,7 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
     # title above the traceback does ("[Bug] awq quantization requires some operators from vllm ...", sglang#6580).
     # A logged record beside it does not: the header `logger.exception` prints above the traceback ("Error in
     # extracting tool call from response.") or an error the server logged and went on with.
-    cut = scan.recorded if scan.crashes else frozenset()
+    cut = scan.recorded.keys() if scan.crashes else frozenset()
     # (a warning or an info record is what the server said and went on with: never a crash's message)
     lines = [line.strip() for line in scan.lines if line.strip() and line not in scan.quiet and line not in cut]
     windows = [(n, line, 1) for n, line in enumerate(lines)] + [

@@ -793,6 +793,9 @@ def shown_risks(scan: Scan, evaluated: list) -> tuple[Finding, ...]:
 
 WARNED_MAX_LINES = 40  # a paste this short that shows a cause's own warning and no crash: the warning is what it shows
 _WARNING_RECORD = re.compile(r"\b(?:WARN(?:ING)?|ERROR|CRITICAL)\b|^[WE]\d{4} ")
+# (a record's level the reader peeled off: an error only, for healthy starts log warnings that name causes, `Unknown
+# vLLM environment variable detected: VLLM_SERVICE_HOST`, `Tensor parallel size (16) exceeds available GPUs (8)`)
+_ALARM_LEVEL = re.compile(r"(?:ERROR|CRITICAL|FATAL|glog [EF] )")
 WARNED_NOTE = ("the paste shows the warning this cause prints before it crashes, and stops before any crash: a risk until "
                "the lines after it are pasted")
 
@@ -809,10 +812,17 @@ def _warned(scan: Scan, rm) -> Finding | None:
     sentences = [src for cl in rm.rule.supports if cl.kind == "log" for src in cl.sources
                  if src not in cl.generic_sources and _SENTENCE.search(src)]
     warned = [ev for ev in rm.supports if ev.state == "hit" and not ev.generic and ev.clause.endswith(".log")
-              and ev.line and _WARNING_RECORD.search(ev.line) and any(_matches(src, ev.line) for src in sentences)]
+              and ev.line and _alarm(ev.line, scan) and any(_matches(src, ev.line) for src in sentences)]
     if not warned or any(ev.state == "miss" for ev in rm.when):
         return None
     return _shown(rm, scan, tuple(rm.supports) + tuple(rm.when), WARNED_NOTE)
+
+
+def _alarm(line: str, scan: Scan) -> bool:
+    """A warning or error record: its level is in the line, or an error's in the record prefix the reader peeled off
+    it (`ERROR 05-19 06:43:27 utils.py:608] Cannot use FA version 2 ...`)."""
+    record = scan.recorded.get(line)
+    return bool(_WARNING_RECORD.search(line) or record and _ALARM_LEVEL.match(record))
 
 
 def _shown(rm, scan: Scan, states, note: str) -> Finding:

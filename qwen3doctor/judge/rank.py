@@ -89,8 +89,9 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             total += SUPPORT_WEIGHT["log"]
             continue
         if cut_short and kind == "log" and _traceback_line(ev.line):
-            # (a traceback of imports runs through module top levels: a frame line there places no run-time cause)
-            if not any(c.during == IMPORTING for c in scan.crashes[:1]):
+            # (a traceback of imports runs through module top levels: a frame line there places no run-time cause; nor
+            # does a frame line of scaffolding, a constructor that every step's traceback passes)
+            if not any(c.during == IMPORTING for c in scan.crashes[:1]) and not _scaffold_line(ev.line):
                 total += SUPPORT_WEIGHT["frames"]
                 path_hit = True
             continue
@@ -228,6 +229,12 @@ def engine_agnostic(rule) -> bool:
 # a log line that is a traceback's frame line (`File ".../qwen2_5_vl.py", line 928, in forward`)
 _FRAME_LINE = re.compile(r'File \S*?"?[^"]*\.py"?, line \d+, in ')
 _CODE_LINE = re.compile(r"^ {4,}(?!--)[\w.\[\]()'\"]+.*[(=\[]")
+
+
+def _scaffold_line(line: str) -> bool:
+    """A frame line whose function is scaffolding (`..., line 200, in __init__`)."""
+    m = _FRAME_LINE.search(line)
+    return m is not None and line[m.end():].strip() in SCAFFOLD
 
 
 def _traceback_line(line: str) -> bool:

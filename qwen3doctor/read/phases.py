@@ -24,6 +24,7 @@ WEIGHTS_READ = "processing the weights (the checkpoint is read; repacking and qu
 UPDATING = "updating the weights of a running server (a trainer's sync, a reload)"
 KV_SETUP = "setting up the KV cache and attention (before CUDA graph capture)"
 WARMING = "warming up after CUDA graph capture"
+WARMING_KERNELS = "warming up kernels (compile sizes, JIT and autotuning, right before CUDA graph capture)"
 # (label, pattern), in the order a start-up goes through them; the label may name groups of the match
 PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(pattern)) for label, pattern in (
     (CHECKPOINT,
@@ -45,6 +46,7 @@ PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(patte
      r"\"(?:POST|GET) /v1/\S+ HTTP/1\.1\" \d{3}|\] (?:Prefill|Decode) batch[.,]|Avg prompt throughput:"),
 ))
 _ORDER = {label: i for i, (label, _) in enumerate(PHASES)}
+_ORDER[WARMING_KERNELS] = _ORDER[CAPTURING] - 0.5  # (no line of its own marks it; frames place a crash there)
 _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model )?weights|Model loading took|Memory profiling|"
                     r"determine_available|Compiling a graph|Dynamo bytecode|[Cc]apturing|Capture |Graph capturing|KV Cache is|"
                     r"Memory pool end|KV cache size|Available KV cache|"
@@ -90,12 +92,16 @@ _FRAME_PHASES = (
     (UPDATING, frozenset((
         "reload_weights", "update_weights_from_tensor", "update_weights_from_disk", "update_weights_from_distributed",
         "_update_weights_from_flattened_bucket", "update_named_param", "_move_model_to_vllm", "wake_up"))),
-    (CAPTURING, frozenset((
-        "capture_model", "capture", "capture_one_batch_size", "init_cuda_graphs", "_capture_cudagraphs",
-        "capture_graph", "init_device_graphs", "compile_or_warm_up_model", "kernel_warmup",
-        # (DeepGEMM's JIT warm-up runs with the other kernel warm-ups, right before graph capture)
+    # vLLM's compile_or_warm_up_model runs kernel_warmup (FlashInfer's autotuner, DeepGEMM's JIT) before it calls
+    # capture_model: a traceback through the warm-up failed there (its step is the capture's, its first part)
+    (WARMING_KERNELS, frozenset((
+        "kernel_warmup", "flashinfer_autotune",
         "deepgemm_grouped_fp8_gemm_nt_contiguous_warmup", "_deepgemm_grouped_fp8_gemm_nt_contiguous_warmup",
         "deepgemm_fp8_gemm_nt_warmup", "_deepgemm_fp8_gemm_nt_warmup"))),
+    # (compile_or_warm_up_model alone: a paste cut below it mostly shows its `capture_model()` call)
+    (CAPTURING, frozenset((
+        "capture_model", "capture", "capture_one_batch_size", "init_cuda_graphs", "_capture_cudagraphs",
+        "capture_graph", "init_device_graphs", "compile_or_warm_up_model"))),
     (SIZING, frozenset((
         "determine_available_memory", "profile_run", "_initialize_kv_caches", "initialize_from_config",
         "init_memory_pool", "profile_max_num_token", "determine_num_available_blocks", "get_kv_cache_specs",
@@ -136,7 +142,7 @@ def step_of(phase: str | None) -> str | None:
     if not phase:
         return None
     for label, step in ((CHECKPOINT, LOADING), (WEIGHTS_LOADED, LOADING), (WEIGHTS_READ, LOADING), (KV_SETUP, SIZING),
-                        (WARMING, CAPTURING)):
+                        (WARMING, CAPTURING), (WARMING_KERNELS, CAPTURING)):
         if phase.startswith(label.split("{", 1)[0]):
             return step
     return phase if phase in STEPS else None
@@ -146,7 +152,7 @@ def steps_of_frames(functions) -> frozenset[str]:
     """Every step whose engine functions are among `functions` (a rule's frames may name several)."""
     names = set(functions)
     named = {CAPTURING} if CAPTURE_STEP in names else set()  # (a rule naming the capture step by its name)
-    return frozenset(label for label, steps in _FRAME_PHASES if names & steps and label in STEPS) | named
+    return frozenset(step_of(label) for label, steps in _FRAME_PHASES if names & steps and step_of(label) in STEPS) | named
 
 
 def step_frames(phase: str) -> frozenset[str]:
@@ -155,7 +161,7 @@ def step_frames(phase: str) -> frozenset[str]:
     step = step_of(phase)
     if step is None or step == SERVING:
         return frozenset()
-    return next((steps for label, steps in _FRAME_PHASES if label == step), frozenset())
+    return frozenset().union(*(steps for label, steps in _FRAME_PHASES if step_of(label) == step))
 
 
 def later(phase: str, than: str) -> bool:
