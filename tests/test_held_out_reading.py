@@ -1561,3 +1561,17 @@ def test_a_frame_line_of_scaffolding_places_a_cut_traceback_on_no_cause_path(cat
     log = Path(__file__).parent.parent / "examples/logs/vllm/qwen3-vl-deepstack-buffer-token-count-mismatch--neg-cut-in-forward.log"
     ids = [f.rule_id for f in diagnose_text(log.read_text(), catalog).findings]
     assert "vision-tower-cu-seqlens-on-cpu" not in ids
+
+
+def test_the_model_name_in_the_launch_line_makes_no_candidate_of_a_cut_traceback(catalog):
+    # a rule may list a model among its supporting lines (a Gemma 3 sliding-window server for the KV block pool); on a
+    # traceback cut in the engine's scaffolding that name is all the paste shows of it: a gate, not evidence
+    def cut(model):
+        p = "(EngineCore_DP0 pid=88) ERROR 06-01 10:00:00 [core.py:700] "
+        return (f"$ vllm serve {model} --tensor-parallel-size 2\n" + p + "EngineCore failed to start.\n" + p +
+                "Traceback (most recent call last):\n" + p +
+                '  File "/usr/lib/python3/dist-packages/vllm/v1/engine/core.py", line 691, in run_engine_core\n' + p +
+                "    engine_core = EngineCoreProc(*args, **kwargs)\n")
+    plain = {f.rule_id for f in diagnose_text(cut("org/plain-model"), catalog).findings}
+    for model in ("google/gemma-3-27b-it", "openai/gpt-oss-120b"):
+        assert {f.rule_id for f in diagnose_text(cut(model), catalog).findings} <= plain, model

@@ -12,6 +12,8 @@ from dataclasses import replace
 
 from .combination import GATES, known_bad, may_combine
 from .match import DATED, FRAGMENT, UNSEEN, when_states
+from ..knowledge.catalog import safe_search
+from ..knowledge.patterns import compile_pattern
 from ..knowledge.generic import SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of_frames, step_of
@@ -108,7 +110,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if ev.state == "hit":
             kind = ev.clause.rsplit(".", 1)[-1]
             # (frames like __init__ are generic too; so is a log line every healthy start prints, a default argument)
-            generic = ev.generic or rm.generic.get(ev.clause) or kind == "exception"
+            generic = ev.generic or rm.generic.get(ev.clause) or kind == "exception" or kind == "log" and _name_only(ev, rule, scan, rm.match)
             support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
             supported = supported or not generic
     total += min(support, SUPPORT_CAP)
@@ -229,6 +231,31 @@ def engine_agnostic(rule) -> bool:
 # a log line that is a traceback's frame line (`File ".../qwen2_5_vl.py", line 928, in forward`)
 _FRAME_LINE = re.compile(r'File \S*?"?[^"]*\.py"?, line \d+, in ')
 _CODE_LINE = re.compile(r"^ {4,}(?!--)[\w.\[\]()'\"]+.*[(=\[]")
+
+
+# a line that launches or configures the server, where the model's id is an argument
+_LAUNCH_LINE = re.compile(r"\bserve\b|launch_server|--model(?:-path)?\b|\bmodel(?:_path)?=|[\"']model(?:_path)?[\"']:")
+
+
+def _name_only(ev: Evidence, rule, scan: Scan, rule_hits=()) -> bool:
+    """A supporting `log` hit that only matched the model's own name in its launch line (`--model-path deepseek-ai/DeepSeek-V4-Flash`),
+    for a rule that has no crash evidence of its own (no message, exception or frame hit; `rule_hits`: its match states):
+    with the model's id masked, none of the rule's `log` patterns matches the line any more. The name is the model's
+    family, which the rule's gates weigh; it is no line of this crash, and on its own makes no candidate (every cut
+    traceback of a Gemma 3 server would otherwise be a KV block-pool crash). (A `match` clause on the launch line is
+    the rule's own choice: a paste cut right after its first error line, vllm#27906.)"""
+    model = scan.environment.get("model")
+    line = ev.line
+    if not model or not line or not _LAUNCH_LINE.search(line) or any(
+            e.state == "hit" and e.clause.rsplit(".", 1)[-1] in ("message", "exception", "frames") for e in rule_hits):
+        return False
+    name = str(model).rstrip("/").rsplit("/", 1)[-1]
+    if len(name) < 4 or name not in line:
+        return False
+    masked = line.replace(str(model), " ").replace(name, " ")
+    sources = [src for alternative in rule.match for cl in alternative if cl.kind == "log" for src in cl.sources] + [
+        src for cl in rule.supports if cl.kind == "log" for src in cl.sources]
+    return not any(safe_search(compile_pattern("log", src), masked) for src in sources)
 
 
 def _scaffold_line(line: str) -> bool:
