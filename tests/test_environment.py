@@ -290,6 +290,13 @@ def test_the_engine_configuration_line_makes_flags_only_of_values_off_their_defa
     assert env.flags == {"--enable-prefix-caching"}  # prefix caching is on; the rest are defaults or not flags
 
 
+def test_sglang_server_args_dump_counts_decode_context_parallelism_only_above_one():
+    # SGLang 0.5.15+ prints dcp_size in every ServerArgs dump; only a size above 1 is DCP someone turned on
+    dump = "[2026-09-08 16:02:11] server_args=ServerArgs(model_path='moonshotai/Kimi-Linear-48B-A3B-Instruct', tp_size=8, dcp_size={})"
+    assert "--dcp-size" not in env_of(dump.format(1)).flags
+    assert "--dcp-size" in env_of(dump.format(8)).flags
+
+
 def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     # each line alone, from real pastes that showed no other sign of the fact
     assert env_of("[2026-01-01 00:00:00] Received sigquit from a child process. It usually means the child failed."

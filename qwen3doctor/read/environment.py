@@ -1074,6 +1074,7 @@ class EnvCollector:
 _SGLANG_DEFAULT_VALUES = {
     "tp_size": "1", "pp_size": "1", "dp_size": "1", "ep_size": "1", "nnodes": "1", "node_rank": "0",
     "page_size": "1", "stream_interval": "1", "random_seed": None, "base_gpu_id": "0", "gpu_id_step": "1",
+    "dcp_size": "1",
     **dict.fromkeys((
         "model_path", "tokenizer_path", "tokenizer_mode", "host", "port", "dtype", "kv_cache_dtype",
         "mem_fraction_static", "attention_backend", "sampling_backend", "chunked_prefill_size", "max_prefill_tokens",
