@@ -1575,3 +1575,17 @@ def test_the_model_name_in_the_launch_line_makes_no_candidate_of_a_cut_traceback
     plain = {f.rule_id for f in diagnose_text(cut("org/plain-model"), catalog).findings}
     for model in ("google/gemma-3-27b-it", "openai/gpt-oss-120b"):
         assert {f.rule_id for f in diagnose_text(cut(model), catalog).findings} <= plain, model
+
+
+def test_a_supporting_frame_the_match_clause_already_counted_is_not_called_missing_from_itself(catalog):
+    # standalone-compile-fake-tensor-mode-patch-py310 names `get_original` in both match and supports
+    from pathlib import Path
+    from qwen3doctor.judge.match import evaluate
+    from qwen3doctor.judge.pipeline import scan_source
+    from qwen3doctor.read.reader import LineSource
+    import io
+    log = Path(__file__).parent.parent / "examples/logs/vllm/standalone-compile-fake-tensor-mode-patch-py310--qwen3.5-27b-tp2-aot.log"
+    scan = scan_source(LineSource("x", io.BytesIO(log.read_bytes())), catalog)
+    rm = evaluate(catalog.rules["standalone-compile-fake-tensor-mode-patch-py310"], scan)
+    texts = [ev.text for ev in rm.supports if ev.clause == "supports.frames"]
+    assert texts and "already counts" in texts[0] and "ends in `get_original`, not in" not in texts[0]

@@ -414,6 +414,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
         # the deepest frame the clause names, a specific one before any generic one deeper down (`create_model_config`
         # above `get_config`: nlzy/vllm-gfx906#2)
         generic_hit = None
+        passed_over = ""  # a frame the match clause already counted
         if CAPTURE_STEP in clause.sources:
             why = _captured(crashes)
             if why is not None:
@@ -425,6 +426,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                                 IMPORT_STEP)
             for frame in reversed(crash.frames + crash.native):
                 if frame.function in taken:
+                    passed_over = passed_over or frame.function
                     continue
                 for pat, src in candidates(clause, frame.function, frame.function.lower()):
                     if _search(pat, frame.function, rule_id, src, full=True):
@@ -442,6 +444,9 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
             deepest = complete[0].functions[-1]
             return Evidence(label, UNKNOWN, f"the traceback is cut above its frame `{deepest}`: the frames that called "
                                             f"it are not in the paste (rule: {_names(clause.sources)})")
+        if complete and passed_over:
+            return Evidence(label, MISS, f"no frame of {_names(clause.sources)} beyond `{passed_over}`, which the match "
+                                         "clause already counts")
         if complete:
             deepest = complete[0].functions[-1]
             return Evidence(label, MISS, f"the traceback ends in `{deepest}`, not in {_names(clause.sources)}")
