@@ -192,13 +192,13 @@ def test_a_launch_pasted_without_a_crash_lists_its_risks_and_stays_clean(catalog
     assert doc["findings"] == [] and doc["risks"][0]["rule_id"] == "fp8-block-quant-tp-indivisible"
     assert set(doc["risks"][0]) == set(doc["risks"][0]) & {"rule_id", "title", "status", "score", "confidence", "engines",
                                                             "families", "references", "evidence", "fixes", "fixed_in", "notes"}
-    assert "Known problems of this launch" in render(report)
+    assert "Known problems this log points to" in render(report)
     from qwen3doctor.judge.summary import Outcome
     from qwen3doctor.read.inputs import Input
     from qwen3doctor.render.markdown import report_markdown
 
     md = report_markdown(Outcome(Input("launch.log", "launch.log"), "clean", report))  # the step-summary / PR-comment form lists them too, with their first fix
-    assert "**Known problems of this launch**" in md and "fp8-block-quant-tp-indivisible" in md and "fix: " in md
+    assert "**Known problems this log points to**" in md and "fp8-block-quant-tp-indivisible" in md and "fix: " in md
     # the workaround already set: the risk is gone
     fixed = diagnose_text(log.replace("--max-model-len", "--enable-expert-parallel --max-model-len"), catalog)
     assert "fp8-block-quant-tp-indivisible" not in [r.rule_id for r in fixed.risks]

@@ -141,7 +141,7 @@ def test_a_launch_only_report_lists_the_launch_risks_and_counts_what_it_redacted
     report, text, _ = report_of(EXAMPLES / "vllm" / "launch-only--qwen3.5-on-vllm-0.10.0-gpustack.log", catalog)
     assert report.findings == () and report.risks
     diagnosis = text.split("#### Diagnosis (qwen3doctor)")[1]
-    assert "Known problems of this launch" in diagnosis and "[vllm#22231](" in diagnosis
+    assert "Known problems this log points to" in diagnosis and "[vllm#22231](" in diagnosis
     assert '`pip install -U "vllm>=0.17.0"`' in diagnosis
     # only paths were redacted: the summary lists them without a stray separator
     assert "Redacted before sharing: 3 private path(s) —" in text

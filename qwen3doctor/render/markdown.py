@@ -15,6 +15,7 @@ from .. import __version__
 from ..knowledge.lookup import url_of
 from ..judge.fingerprint import FINGERPRINT_VERSION
 from ..model import HANG, Report, Verdict
+from .plain import RISKS_NOTE, RISKS_TITLE
 from ..judge.summary import Group, Outcome, Summary, group_key
 from .plain import frame_name, raised_with, shown_facts
 from .summary import verdict_line
@@ -128,7 +129,7 @@ def report_markdown(outcome: Outcome, heading: str = "###") -> str:
     if len(r.findings) > 1:
         out.append("")
     if r.risks:
-        out += ["**Known problems of this launch** (no crash in the log; not a diagnosis)"] + risk_lines(r.risks) + [""]
+        out += [f"**{RISKS_TITLE}** ({RISKS_NOTE})"] + risk_lines(r.risks) + [""]
     if r.next_steps:
         out += ["**Next steps**"] + [f"- {prose(s)}" for s in r.next_steps] + [""]
     if outcome.fingerprint is not None:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from ..model import HANG, Report, Verdict
+
+# the heading of a crash-free log's risks: what its launch can hit, or the lines of a cause it shows before any crash
+RISKS_TITLE = "Known problems this log points to"
+RISKS_NOTE = "no crash in the log; not a diagnosis"
 from ..read.crash import ELLIPSIS
 
 ENV_ORDER = ("engine", "runtime", "engine_version", "engine_releases", "model", "family", "quantization", "runner", "tp", "pp", "dp",
@@ -121,7 +125,7 @@ def render(report: Report) -> str:
         out += fix_lines(f.fixes)
         out.append("")
     if report.risks:
-        out.append("Known problems of this launch (no crash in the log; not a diagnosis):")
+        out.append(f"{RISKS_TITLE} ({RISKS_NOTE}):")
         for f in report.risks:
             out.append(f"  - {f.title}  [{', '.join((f.rule_id,) + tuple(f.references[:2]))}]")
             out += [f"      {ev.text}" for ev in f.evidence if ev.state == "hit"]

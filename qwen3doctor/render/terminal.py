@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import Report, Verdict
-from .plain import crash_line, frame_name, headline, raised_with, shown_facts
+from .plain import RISKS_NOTE, RISKS_TITLE, crash_line, frame_name, headline, raised_with, shown_facts
 
 STATE_STYLE = {"hit": ("✔", "green"), "miss": ("✘", "red"), "unknown": ("?", "yellow")}
 CONF_STYLE = {"high": "bold green", "medium": "yellow", "low": "dim"}
@@ -73,7 +73,7 @@ def render(report: Report, width: int | None = None) -> str:
             for command_line in (fix.command or "").splitlines():
                 console.print(Text(f"    $ {command_line}", style="bold cyan"), soft_wrap=True)
     if report.risks:
-        console.print(Text("Known problems of this launch (no crash in the log; not a diagnosis)", style="bold"))
+        console.print(Text(f"{RISKS_TITLE} ({RISKS_NOTE})", style="bold"))
         for f in report.risks:
             console.print(Padding(Text(f"• {f.title}  [{', '.join((f.rule_id,) + tuple(f.references[:2]))}]"), (0, 0, 0, 1)))
     if report.next_steps:

@@ -424,8 +424,9 @@ def diagnosis_section(report: Report) -> list[str]:
         out.append("No crash found.")
         if report.risks:
             from ..render.markdown import risk_lines
+            from ..render.plain import RISKS_NOTE, RISKS_TITLE
 
-            out += ["", "Known problems of this launch (no crash in the log; not a diagnosis):"]
+            out += ["", f"{RISKS_TITLE} ({RISKS_NOTE}):"]
             out += risk_lines(report.risks, command=shorten_paths)
     if report.next_steps:
         out += ["", "What would help narrow it down:"] + [f"- {s}" for s in report.next_steps[:4]]
