@@ -110,7 +110,9 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if ev.state == "hit":
             kind = ev.clause.rsplit(".", 1)[-1]
             # (frames like __init__ are generic too; so is a log line every healthy start prints, a default argument)
-            generic = ev.generic or rm.generic.get(ev.clause) or kind == "exception" or kind == "log" and _name_only(ev, rule, scan, rm.match)
+            # (and the model's own name in the launch line: the family, which the gates weigh)
+            generic = ev.generic or rm.generic.get(ev.clause) or kind == "exception" or (
+                kind == "log" and _name_only(ev, rule, scan, rm.match))
             support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
             supported = supported or not generic
     total += min(support, SUPPORT_CAP)
@@ -238,8 +240,8 @@ _LAUNCH_LINE = re.compile(r"\bserve\b|launch_server|--model(?:-path)?\b|\bmodel(
 
 
 def _name_only(ev: Evidence, rule, scan: Scan, rule_hits=()) -> bool:
-    """A supporting `log` hit that only matched the model's own name in its launch line (`--model-path deepseek-ai/DeepSeek-V4-Flash`),
-    for a rule that has no crash evidence of its own (no message, exception or frame hit; `rule_hits`: its match states):
+    """A supporting `log` hit that only matched the model's own name in its launch line (`--model-path google/gemma-3-27b-it`),
+    for a rule with no crash evidence of its own (no message, exception or frame hit; `rule_hits`: its match states):
     with the model's id masked, none of the rule's `log` patterns matches the line any more. The name is the model's
     family, which the rule's gates weigh; it is no line of this crash, and on its own makes no candidate (every cut
     traceback of a Gemma 3 server would otherwise be a KV block-pool crash). (A `match` clause on the launch line is
