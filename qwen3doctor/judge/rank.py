@@ -257,13 +257,19 @@ def _name_only(ev: Evidence, rule, scan: Scan, rule_hits=()) -> bool:
     masked = line.replace(str(model), " ").replace(name, " ")
     sources = [src for alternative in rule.match for cl in alternative if cl.kind == "log" for src in cl.sources] + [
         src for cl in rule.supports if cl.kind == "log" for src in cl.sources]
-    return not any(safe_search(compile_pattern("log", src), masked) for src in sources)
+    patterns = [compile_pattern("log", src) for src in sources]
+    # (a pattern that needs the name and a flag beside it, `Qwen3-Coder.*--tool-call-parser hermes`, is about the
+    # launch: the name alone must be what one pattern matches)
+    return not any(safe_search(p, masked) for p in patterns) and any(safe_search(p, str(model)) for p in patterns)
 
 
 def _scaffold_line(line: str) -> bool:
-    """A frame line whose function is scaffolding (`..., line 200, in __init__`)."""
+    """A frame line whose function is scaffolding (`..., line 200, in __init__`). (A comprehension or a lambda is
+    scaffolding as a name, but its line sits inside the function of its file: `hermes_tool_parser.py ... in <listcomp>`
+    is the parser's own code.)"""
     m = _FRAME_LINE.search(line)
-    return m is not None and line[m.end():].strip() in SCAFFOLD
+    function = line[m.end():].strip() if m is not None else ""
+    return function in SCAFFOLD and not function.startswith("<") or function == "<module>"
 
 
 def _traceback_line(line: str) -> bool:
