@@ -466,3 +466,16 @@ def test_a_rule_about_the_refused_flag_replaces_the_release_indexs_line_for_it(c
            "--reasoning-parser deepseek_r1 --max-model-len 8192 --port 40121]\n")
     ids = [r.rule_id for r in diagnose_text(log, catalog).risks]
     assert ids[:1] == ["enable-reasoning-flag-removed"] and "release:--enable-reasoning" not in ids
+
+
+def test_a_launch_flag_above_the_step_a_log_stops_in_is_no_line_of_that_step(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+    # vllm PR #24072's paste: the launch names the qwen3_coder tool parser, the log stops while the KV cache is sized;
+    # the streaming parser's crash happens when serving, and its flag is printed before any step began
+    log = ("vllm serve Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8 \\\n  --tensor-parallel-size 8 \\\n"
+           "  --enable-auto-tool-choice \\\n  --tool-call-parser qwen3_coder\n" + "".join(
+               f"(VllmWorker TP{i} pid={4260 + i}) INFO 09-01 15:06:46 [gpu_model_runner.py:1986] Model loading took "
+               f"56.3173 GiB and 15.05 seconds\n" for i in range(8)))
+    report = diagnose_text(log, catalog)
+    assert report.verdict.value == "no-crash"
+    assert "qwen3-coder-streaming-final-chunk-indexerror" not in [r.rule_id for r in report.risks]

@@ -733,7 +733,9 @@ def step_risks(scan: Scan, catalog: Catalog) -> tuple[Finding, ...]:
     as_cut = replace(scan, crashes=(cut,))
     # the lines the server printed inside the step (from the first line of the last run of lines that mark it)
     marks = [phase_of(line) for line in scan.lines]
-    began = next((i + 1 for i in range(len(marks) - 1, -1, -1) if marks[i] not in (None, phase)), 0)
+    began = next((i + 1 for i in range(len(marks) - 1, -1, -1) if marks[i] not in (None, phase)), None)
+    if began is None:  # (no earlier step marked: the step begins at its own first mark, not at the launch command)
+        began = next((i for i, mark in enumerate(marks) if mark == phase), 0)
     in_step = set(scan.lines[began:])
     out = []
     for rule in catalog.rules.values():
