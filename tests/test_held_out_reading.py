@@ -1522,23 +1522,21 @@ def test_words_that_begin_in_a_label_like_prefix_and_go_on_are_the_errors_own(ca
 
 def test_a_short_paste_ending_at_an_error_record_the_reader_peeled_lists_that_cause_as_a_risk(catalog):
     # async_cosyvoice#99: two lines of a T4 running vLLM 0.7.3's V1 engine; the level is in the peeled prefix only
-    paste = ("INFO 05-19 06:43:27 cuda.py:157] Using Flash Attention backend on V1 engine.\n"
-             "ERROR 05-19 06:43:27 utils.py:608] Cannot use FA version 2 is not supported due to FA3 is only supported "
-             "on devices with compute capability >= 8 excluding 8.6 and 8.9\n")
-    report = diagnose_text(paste, catalog)
-    assert report.verdict is Verdict.CLEAN and report.findings == ()
-    assert [r.rule_id for r in report.risks][:1] == ["v1-engine-forced-on-pre-ampere-gpu"]
+    def risks(*lines):
+        report = diagnose_text("".join(line + "\n" for line in lines), catalog)
+        assert report.verdict is Verdict.CLEAN and report.findings == ()
+        return [r.rule_id for r in report.risks]
+
+    fa = ("Cannot use FA version 2 is not supported due to FA3 is only supported on devices with compute capability >= 8 "
+          "excluding 8.6 and 8.9")
+    v1 = "INFO 05-19 06:43:27 cuda.py:157] Using Flash Attention backend on V1 engine."
+    assert risks(v1, "ERROR 05-19 06:43:27 utils.py:608] " + fa)[:1] == ["v1-engine-forced-on-pre-ampere-gpu"]
     # the same sentence as an INFO record is what the server reported and went on with: no risk
-    assert "v1-engine-forced-on-pre-ampere-gpu" not in [r.rule_id for r in diagnose_text(paste.replace("ERROR", "INFO"), catalog).risks]
-
-
-def test_a_warning_record_of_a_healthy_start_lists_no_risk(catalog):
-    # healthy starts print warnings that name a cause's setting (a Kubernetes Service's env, TP larger than local GPUs)
-    healthy = ("INFO 03-02 11:00:01 [__init__.py:239] Automatically detected platform cuda.\n"
-               "WARNING 03-02 11:00:02 [envs.py:1120] Unknown vLLM environment variable detected: VLLM_SERVICE_HOST\n"
-               "INFO 03-02 11:00:40 [api_server.py:1800] Starting vLLM API server 0 on http://0.0.0.0:8000\n")
-    report = diagnose_text(healthy, catalog)
-    assert report.verdict is Verdict.CLEAN and report.risks == ()
+    assert "v1-engine-forced-on-pre-ampere-gpu" not in risks(v1, "INFO 05-19 06:43:27 utils.py:608] " + fa)
+    # nor do the warnings healthy starts print that name a cause's setting (a Kubernetes Service's env)
+    assert risks("INFO 03-02 11:00:01 [__init__.py:239] Automatically detected platform cuda.",
+                 "WARNING 03-02 11:00:02 [envs.py:1120] Unknown vLLM environment variable detected: VLLM_SERVICE_HOST",
+                 "INFO 03-02 11:00:40 [api_server.py:1800] Starting vLLM API server 0 on http://0.0.0.0:8000") == []
 
 
 def test_a_message_cut_mid_word_that_one_alternative_fits_is_not_ruled_out_by_another(catalog):
