@@ -207,3 +207,21 @@ def test_a_traceback_through_the_kernel_warm_up_is_placed_before_capture_not_in_
     # compile_or_warm_up_model alone (a paste cut below it mostly shows its capture_model() call) stays the capture
     assert diagnose_text(tb("worker_main", "compile_or_warm_up_model"), catalog).crash.during == CAPTURING
     assert steps_of_frames(["kernel_warmup"]) == {CAPTURING}
+
+
+def test_a_traceback_cut_while_the_executor_starts_its_workers_is_no_kv_cache_sizing_crash(catalog):
+    from qwen3doctor.read.phases import LOADING, STARTING_WORKERS, step_of
+    # vllm#6329's shape: an offline LLM() over Ray, cut in the executor's start (its next call, _init_workers_ray,
+    # is only the code line); vLLM sizes the KV cache after the executor is up, never under it
+    prefix = "[rank0]: "
+    frames = [("/data/run.py", 22, "<module>", 'llm = LLM(model="/models/qwen", gpu_memory_utilization=0.4, tensor_parallel_size=2)'),
+              ("vllm/entrypoints/llm.py", 149, "__init__", "self.llm_engine = LLMEngine.from_engine_args("),
+              ("vllm/engine/llm_engine.py", 243, "__init__", "self.model_executor = executor_class("),
+              ("vllm/executor/executor_base.py", 42, "__init__", "self._init_executor()"),
+              ("vllm/executor/ray_gpu_executor.py", 41, "_init_executor", "self._init_workers_ray(placement_group)")]
+    log = prefix + "Traceback (most recent call last):\n" + "".join(
+        f'{prefix}  File "/opt/venv/lib/python3.10/site-packages/{f}", line {n}, in {fn}\n{prefix}    {code}\n'
+        for f, n, fn, code in frames)
+    report = diagnose_text(log, catalog)
+    assert report.crash.during == STARTING_WORKERS and step_of(STARTING_WORKERS) == LOADING
+    assert "no-memory-left-for-kv-cache" not in [f.rule_id for f in report.findings]

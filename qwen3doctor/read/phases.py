@@ -25,6 +25,7 @@ UPDATING = "updating the weights of a running server (a trainer's sync, a reload
 KV_SETUP = "setting up the KV cache and attention (before CUDA graph capture)"
 WARMING = "warming up after CUDA graph capture"
 WARMING_KERNELS = "warming up kernels (compile sizes, JIT and autotuning, right before CUDA graph capture)"
+STARTING_WORKERS = "starting the workers (device and distributed set-up, then loading the model)"
 # (label, pattern), in the order a start-up goes through them; the label may name groups of the match
 PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(pattern)) for label, pattern in (
     (CHECKPOINT,
@@ -47,6 +48,7 @@ PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(patte
 ))
 _ORDER = {label: i for i, (label, _) in enumerate(PHASES)}
 _ORDER[WARMING_KERNELS] = _ORDER[CAPTURING] - 0.5  # (no line of its own marks it; frames place a crash there)
+_ORDER[STARTING_WORKERS] = _ORDER[CHECKPOINT] - 0.5  # (idem: before the checkpoint's first shard)
 _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model )?weights|Model loading took|Memory profiling|"
                     r"determine_available|Compiling a graph|Dynamo bytecode|[Cc]apturing|Capture |Graph capturing|KV Cache is|"
                     r"Memory pool end|KV cache size|Available KV cache|"
@@ -111,6 +113,10 @@ _FRAME_PHASES = (
         "initialize_model", "process_weights_after_loading", "_load_weights", "_load_module", "init_model",
         # building the layers the weights go into
         "create_weights", "make_layers", "validate_fp8_block_shape", "validate_block_quant_shapes"))),
+    # the executor starting its workers: device and process-group set-up, then each worker loads the model (vLLM
+    # sizes the KV cache only after the executor is up, from EngineCore / LLMEngine, not under these)
+    (STARTING_WORKERS, frozenset((
+        "_init_workers_ray", "_init_executor"))),
     (SERVING, frozenset((
         "run_busy_loop", "step_with_batch_queue", "event_loop_normal", "event_loop_overlap", "run_batch",
         "forward_batch_generation", "execute_model", "_process_engine_step", "process_input_requests",
@@ -142,7 +148,7 @@ def step_of(phase: str | None) -> str | None:
     if not phase:
         return None
     for label, step in ((CHECKPOINT, LOADING), (WEIGHTS_LOADED, LOADING), (WEIGHTS_READ, LOADING), (KV_SETUP, SIZING),
-                        (WARMING, CAPTURING), (WARMING_KERNELS, CAPTURING)):
+                        (WARMING, CAPTURING), (WARMING_KERNELS, CAPTURING), (STARTING_WORKERS, LOADING)):
         if phase.startswith(label.split("{", 1)[0]):
             return step
     return phase if phase in STEPS else None
