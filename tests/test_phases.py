@@ -225,3 +225,25 @@ def test_a_traceback_cut_while_the_executor_starts_its_workers_is_no_kv_cache_si
     report = diagnose_text(log, catalog)
     assert report.crash.during == STARTING_WORKERS and step_of(STARTING_WORKERS) == LOADING
     assert "no-memory-left-for-kv-cache" not in [f.rule_id for f in report.findings]
+
+
+def test_the_call_on_the_last_code_line_of_a_cut_traceback_places_its_crash_but_matches_no_rule(catalog):
+    from qwen3doctor.read.crash import CALLED
+    from qwen3doctor.read.phases import CAPTURING
+    p = "(Worker_TP0 pid=77) ERROR 05-02 10:00:00 [multiproc_executor.py:839] "
+    log = (p + "Traceback (most recent call last):\n"
+           + p + '  File "/x/vllm/v1/worker/gpu_worker.py", line 400, in compile_or_warm_up_model\n'
+           + p + "    cuda_graph_memory_bytes = self.model_runner.capture_model()\n")
+    crash = diagnose_text(log, catalog).crash
+    # the paste ends on the code line: capture_model was running below it
+    assert crash.frames[-1].function == "capture_model" and crash.frames[-1].file == CALLED
+    assert crash.during == CAPTURING
+    # a rule's frames clause does not hit on it: the call places the crash, the frame's own line is not in the paste
+    from qwen3doctor.judge.match import clause_state
+    from qwen3doctor.knowledge.catalog import Clause
+    from qwen3doctor.judge.pipeline import scan_source
+    from qwen3doctor.read.reader import LineSource
+    import io
+    scan = scan_source(LineSource("x", io.BytesIO(log.encode())), catalog)
+    state = clause_state(Clause("frames", ("capture_model",)), scan, "r", "match.frames")
+    assert state.state != "hit"

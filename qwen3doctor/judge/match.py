@@ -17,7 +17,7 @@ from ..read.literals import gate_open
 from ..knowledge.catalog import PATTERN_TIMEOUT, clause_anchors
 from ..knowledge.generic import PYTHON_WORDING
 from ..model import CAPTURE_STEP, HANG, IMPORT_STEP, STEP_NAMES, Clause, Crash, Evidence, Rule, RuleMatch, Scan
-from ..read.crash import ELLIPSIS
+from ..read.crash import CALLED, ELLIPSIS
 from ..read.phases import CAPTURING, IMPORTING
 from ..versions import at_or_past, in_range, parse_version
 
@@ -425,6 +425,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 return Evidence(label, HIT, f"the traceback{_where(crash)} stops while the engine's modules are imported",
                                 IMPORT_STEP)
             for frame in reversed(crash.frames + crash.native):
+                if frame.file == CALLED:
+                    continue  # (the call a cut traceback's last code line makes places the crash in a step, no more)
                 if frame.function in taken:
                     passed_over = passed_over or frame.function
                     continue

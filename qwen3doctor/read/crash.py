@@ -560,6 +560,9 @@ _NOT_CALLEES = frozenset(("super", "len", "int", "str", "float", "bool", "list",
                           "isinstance", "print", "range", "type", "cast", "zip", "enumerate", "min", "max", "sum"))
 
 
+CALLED = "<called>"  # the file of a frame read from the call on the code line a cut traceback ends on
+
+
 def _callee(tb: "_Open") -> str:
     """The function of a frame line the paste cut after its line number (`File ".../scheduler.py", line 963,` at its end):
     the call on the code line under the frame above it, which that frame was making (`self._update_after_schedule(
@@ -996,6 +999,13 @@ class CrashParser:
             return
         message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
         frames = tuple(reversed(tb.frames)) if tb.reverse else tuple(tb.frames)
+        if at_end and frames and not tb.reverse and not tb.hang and not tb.exc_type and not message and tb.code_line:
+            # the paste ends on the code line under its last frame: the call made there is on the stack below it
+            # (`self._init_workers_ray(placement_group)`, `self.model_runner.capture_model()`), a frame whose own
+            # line the paste lost
+            callee = _callee(tb)
+            if callee != "?" and not callee[0].isupper():  # (a class's constructor runs its __init__, no frame of that name)
+                frames += (Frame(CALLED, None, callee),)
         if tb.hang:
             self._hang_until[process] = tb.end
         if tb.reverse and not tb.exc_type and not tb.hang:
