@@ -228,22 +228,25 @@ def test_a_traceback_cut_while_the_executor_starts_its_workers_is_no_kv_cache_si
 
 
 def test_the_call_on_the_last_code_line_of_a_cut_traceback_places_its_crash_but_matches_no_rule(catalog):
-    from qwen3doctor.read.crash import CALLED
-    from qwen3doctor.read.phases import CAPTURING
-    p = "(Worker_TP0 pid=77) ERROR 05-02 10:00:00 [multiproc_executor.py:839] "
-    log = (p + "Traceback (most recent call last):\n"
-           + p + '  File "/x/vllm/v1/worker/gpu_worker.py", line 400, in compile_or_warm_up_model\n'
-           + p + "    cuda_graph_memory_bytes = self.model_runner.capture_model()\n")
-    crash = diagnose_text(log, catalog).crash
-    # the paste ends on the code line: capture_model was running below it
-    assert crash.frames[-1].function == "capture_model" and crash.frames[-1].file == CALLED
-    assert crash.during == CAPTURING
-    # a rule's frames clause does not hit on it: the call places the crash, the frame's own line is not in the paste
-    from qwen3doctor.judge.match import clause_state
-    from qwen3doctor.knowledge.catalog import Clause
-    from qwen3doctor.judge.pipeline import scan_source
-    from qwen3doctor.read.reader import LineSource
     import io
+    from qwen3doctor.judge.match import clause_state
+    from qwen3doctor.judge.pipeline import scan_source
+    from qwen3doctor.knowledge.catalog import Clause
+    from qwen3doctor.read.crash import CALLED
+    from qwen3doctor.read.reader import LineSource
+    p = "(EngineCore_DP0 pid=77) ERROR 05-02 10:00:00 [core.py:708] "
+    log = (p + "EngineCore failed to start.\n" + p + "Traceback (most recent call last):\n"
+           + p + '  File "/x/vllm/v1/engine/core.py", line 699, in run_engine_core\n'
+           + p + "    engine_core = EngineCoreProc(*args, **kwargs)\n"
+           + p + '  File "/x/vllm/v1/engine/core.py", line 498, in __init__\n'
+           + p + "    num_gpu_blocks, num_cpu_blocks, kv_cache_config = self._initialize_kv_caches(vllm_config)\n")
+    crash = diagnose_text(log, catalog).crash
+    # the paste ends on the code line: the KV cache was being sized below it
+    assert crash.frames[-1].function == "_initialize_kv_caches" and crash.frames[-1].file == CALLED
+    assert crash.during.startswith("sizing the KV cache")
+    # a rule's frames clause does not hit on it: the call places the crash, the frame's own line is not in the paste
     scan = scan_source(LineSource("x", io.BytesIO(log.encode())), catalog)
-    state = clause_state(Clause("frames", ("capture_model",)), scan, "r", "match.frames")
-    assert state.state != "hit"
+    assert clause_state(Clause("frames", ("_initialize_kv_caches",)), scan, "r", "match.frames").state != "hit"
+    # a call that tells no step the frames shown do not (or no engine step at all) adds no frame
+    plain = log.replace("self._initialize_kv_caches(vllm_config)", "self.model(input_ids)")
+    assert diagnose_text(plain, catalog).crash.functions == ("run_engine_core", "__init__")

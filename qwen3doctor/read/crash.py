@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import re
 
-from .phases import IMPORTING
+from .phases import IMPORTING, phase_of_frames, step_functions
 from .prefixes import peel_record
 from .. import vocab
 from ..model import HANG, Crash, Frame
@@ -1003,8 +1003,11 @@ class CrashParser:
             # the paste ends on the code line under its last frame: the call made there is on the stack below it
             # (`self._init_workers_ray(placement_group)`, `self.model_runner.capture_model()`), a frame whose own
             # line the paste lost
+            # (only an engine step's function, and only when it tells a step the frames shown do not: a call on an
+            # attribute, `self.model(...)`, names no function)
             callee = _callee(tb)
-            if callee != "?" and not callee[0].isupper():  # (a class's constructor runs its __init__, no frame of that name)
+            shown = [f.function for f in frames]
+            if callee in step_functions() and phase_of_frames(shown + [callee]) != phase_of_frames(shown):
                 frames += (Frame(CALLED, None, callee),)
         if tb.hang:
             self._hang_until[process] = tb.end
