@@ -84,3 +84,19 @@ def test_rays_memory_monitor_summary_is_no_cuda_oom(catalog):
     report = diagnose_text(paste, catalog)
     assert report.crashes and "CUDA" not in report.crashes[0].message
     assert report.findings[0].rule_id == "ray-memory-monitor-kills-worker"
+
+
+def test_the_kernels_oom_killer_is_no_cuda_oom(catalog):
+    """The kernel's OOM-killer lines say "Out of memory" for the host's RAM: a short paste of them is the account of
+    a kill, never a CUDA OOM (which would make every GPU-OOM rule a candidate); the engine's rule claims it only when
+    the victim is an engine process."""
+    assert prose_crash(["Out of memory: Killed process 5512 (ollama) total-vm:41250312kB, anon-rss:20971008kB"]).message == ""
+    assert prose_crash(["kubectl: Last State: Terminated, Reason: OOMKilled, Exit Code: 137"]).message == ""
+    neighbour = ("Jul 02 21:14:51 spark-a3f2 kernel: ollama invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), "
+                 "order=0, oom_score_adj=0\n"
+                 "Jul 02 21:14:51 spark-a3f2 kernel: Out of memory: Killed process 5512 (ollama) total-vm:41250312kB, "
+                 "anon-rss:20971008kB, file-rss:1024kB, shmem-rss:0kB, UID:996 pgtables:48912kB oom_score_adj:0\n")
+    report = diagnose_text(neighbour, catalog)
+    assert all("CUDA" not in c.message for c in report.crashes) and not report.findings
+    engine = neighbour.replace("(ollama)", "(VLLM::EngineCor)").replace("kernel: ollama", "kernel: VLLM::EngineCor")
+    assert diagnose_text(engine, catalog).findings[0].rule_id == "host-oom-killer-kills-engine-process"

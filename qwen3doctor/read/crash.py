@@ -1264,8 +1264,10 @@ def order(crashes: list[Crash], reading_backwards: bool = False) -> list[Crash]:
 # what a report's title or prose says happened, when the paste has no crash line of its own: (pattern, the engine's
 # own wording of that crash, or None when only the fact of a crash is known)
 _PROSE = tuple((re.compile(p, re.I), m) for p, m in (
-    # (Ray's memory monitor killing a worker for the host's memory is no CUDA OOM, whatever "OOM" it says)
-    (r"killed due to memory pressure|Ray killed this worker|running low on memory", None),
+    # (Ray's memory monitor killing a worker for the host's memory is no CUDA OOM, whatever "OOM" it says; nor is
+    # the kernel's OOM killer, in its own lines or in a container runtime's record of it)
+    (r"killed due to memory pressure|Ray killed this worker|running low on memory|invoked oom-killer|oom-kill:|"
+     r"out of memory: Kill(?:ed)? process|\bKilled process \d+|\bOOMKilled\b", None),
     (r"\billegal (?:cuda |gpu )?memory access\b|cudaErrorIllegalAddress", "CUDA error: an illegal memory access was encountered"),
     (r"device-side assert", "CUDA error: device-side assert triggered"),
     (r"\b(?:cuda )?out of memory\b|\bOOM\b", "CUDA out of memory"),
