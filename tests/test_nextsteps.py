@@ -76,6 +76,11 @@ def test_wrapper_only_logs_say_which_lines_to_paste_per_engine(catalog):
     steps = diagnose_text(vllm_log, catalog).next_steps
     paste = [s for s in steps if s.startswith("The log holds only a wrapper error")]
     assert paste and "(EngineCore_DP0 pid=...)" in paste[0] and "2>&1 | tee server.log" in paste[0]
+    assert "dmesg" not in paste[0]  # (an engine that raised: its traceback is above)
+    # a process that died without an exception was killed from outside: the kernel's log says by what
+    died = "(APIServer pid=1) ERROR 05-05 12:00:00 [core_client.py:564] Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.\n"
+    paste = [s for s in diagnose_text(died, catalog).next_steps if s.startswith("The log holds only a wrapper error")]
+    assert paste and "dmesg -T | grep -iE 'killed process|oom-kill'" in paste[0]
     sglang_log = "[2025-05-01 10:00:00] Exception: Initialization failed. warmup error: last_gen_throughput: 0\n"
     steps = diagnose_text(sglang_log, catalog, overrides=Overrides(options={"engine": "sglang"})).next_steps
     assert any("Scheduler hit an exception: Traceback" in s and "[... TP0]" in s for s in steps)

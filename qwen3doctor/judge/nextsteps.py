@@ -169,6 +169,10 @@ def _client_side(crash) -> bool:
         bool(crash.frames) and any(_CLIENT_FRAME.search(f.file) for f in crash.frames))
 
 
+# a wrapper that reports a child process gone (vLLM's engine core or worker, SGLang's scheduler), not an exception
+_DIED = re.compile(r"died unexpectedly|exit ?code:? ?-9\b|exitcode=-9\b|scheduler is dead|Failed core proc")
+
+
 def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
     """The lines a wrapper-only or cut log is missing, named the way they appear in a vLLM / SGLang log."""
     primary = scan.crashes[0] if scan.crashes else None
@@ -191,6 +195,11 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
             where = ("the lines above it: the first `Traceback (most recent call last):` of the engine core, worker or "
                      "TP0 scheduler process, down to its last line (the exception)")
         tip = " If the console cut it, rerun with `2>&1 | tee server.log` and paste from the file."
+        if _DIED.search(said):
+            # a process that printed no traceback at all was killed from outside: the kernel says by what
+            tip += (" If that process printed no traceback at all, it was killed from outside: `sudo dmesg -T | grep -iE "
+                    "'killed process|oom-kill'` shows the host's OOM killer (in a container, the pod's or container's "
+                    "OOMKilled state).")
         return [f"The log holds only a wrapper error (“{said}”): paste {where}.{tip}"]
     if not findings and _client_side(primary):
         return ["This is the client's error (its request failed or the server did not answer), not the server's crash: "
