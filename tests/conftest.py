@@ -23,3 +23,10 @@ def _not_inside_github_actions(monkeypatch):
 @pytest.fixture(scope="session")
 def catalog():
     return load_catalog(rule_dirs())
+
+
+def cut_traceback(prefix: str, site: str, frames) -> str:
+    """A traceback header and its frames, each line behind `prefix`, cut after the last frame's code line (no
+    exception line); `frames`: (file under `site`, line, function, code line)."""
+    return prefix + "Traceback (most recent call last):\n" + "".join(
+        f'{prefix}  File "{site}/{f}", line {n}, in {fn}\n{prefix}    {code}\n' for f, n, fn, code in frames)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from qwen3doctor.judge.pipeline import diagnose_text
 from qwen3doctor.read.phases import phase_of
+from conftest import cut_traceback
 
 CUT = """\
 ERROR 06-06 11:53:56 [core.py:515] EngineCore failed to start.
@@ -219,9 +220,7 @@ def test_a_traceback_cut_while_the_executor_starts_its_workers_is_no_kv_cache_si
               ("vllm/engine/llm_engine.py", 243, "__init__", "self.model_executor = executor_class("),
               ("vllm/executor/executor_base.py", 42, "__init__", "self._init_executor()"),
               ("vllm/executor/ray_gpu_executor.py", 41, "_init_executor", "self._init_workers_ray(placement_group)")]
-    log = prefix + "Traceback (most recent call last):\n" + "".join(
-        f'{prefix}  File "/opt/venv/lib/python3.10/site-packages/{f}", line {n}, in {fn}\n{prefix}    {code}\n'
-        for f, n, fn, code in frames)
+    log = cut_traceback(prefix, "/opt/venv/lib/python3.10/site-packages", frames)
     report = diagnose_text(log, catalog)
     assert report.crash.during == STARTING_WORKERS and step_of(STARTING_WORKERS) == LOADING
     assert "no-memory-left-for-kv-cache" not in [f.rule_id for f in report.findings]

@@ -6,6 +6,7 @@ import pytest
 
 from qwen3doctor.judge.pipeline import Overrides, diagnose_text
 from qwen3doctor.model import Verdict
+from conftest import cut_traceback
 
 
 def _fixed_rule_with_log(catalog):
@@ -188,9 +189,7 @@ def test_a_cut_traceback_through_engine_plumbing_only_names_nothing(catalog):
               ("vllm/executor/executor_base.py", 54, "__init__", "self._init_executor()"),
               ("vllm/v1/executor/multiproc_executor.py", 106, "_init_executor", "self.rpc_broadcast_mq = MessageQueue("),
               ("vllm/executor/uniproc_executor.py", 92, "collective_rpc", "answer = run_method(self.driver_worker, method, args, kwargs)")]
-    log = prefix + "Traceback (most recent call last):\n" + "".join(
-        f'{prefix}  File "/usr/local/lib/python3.12/dist-packages/{f}", line {n}, in {fn}\n{prefix}    {code}\n'
-        for f, n, fn, code in frames)
+    log = cut_traceback(prefix, "/usr/local/lib/python3.12/dist-packages", frames)
     report = diagnose_text(log, catalog)
     assert report.verdict is Verdict.UNEXPLAINED and not report.findings
 
