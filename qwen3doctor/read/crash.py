@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import re
 
-from .phases import IMPORTING, phase_of_frames, step_functions
+from .phases import IMPORTING, STEP_FUNCTIONS, phase_of_frames
 from .prefixes import peel_record
 from .. import vocab
 from ..model import HANG, Crash, Frame
@@ -1000,14 +1000,13 @@ class CrashParser:
         message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
         frames = tuple(reversed(tb.frames)) if tb.reverse else tuple(tb.frames)
         if at_end and frames and not tb.reverse and not tb.hang and not tb.exc_type and not message and tb.code_line:
-            # the paste ends on the code line under its last frame: the call made there is on the stack below it
-            # (`self._init_workers_ray(placement_group)`, `self.model_runner.capture_model()`), a frame whose own
-            # line the paste lost
-            # (only an engine step's function, and only when it tells a step the frames shown do not: a call on an
-            # attribute, `self.model(...)`, names no function)
+            # the paste ends on the code line under its last frame: the call made there is on the stack below it, a
+            # frame whose own line the paste lost (`self._initialize_kv_caches(vllm_config)`). Kept only when it is an
+            # engine step's function that tells a step the frames shown do not (a call on an attribute,
+            # `self.model(...)`, names no function)
             callee = _callee(tb)
             shown = [f.function for f in frames]
-            if callee in step_functions() and phase_of_frames(shown + [callee]) != phase_of_frames(shown):
+            if callee in STEP_FUNCTIONS and phase_of_frames(shown + [callee]) != phase_of_frames(shown):
                 frames += (Frame(CALLED, None, callee),)
         if tb.hang:
             self._hang_until[process] = tb.end

@@ -129,12 +129,8 @@ _FRAME_PHASES = (
         # (the model config the engine config builds first, and its context-length check)
         "create_model_config", "_get_and_verify_max_len", "get_and_verify_max_len"))),
 )
-def step_functions() -> frozenset[str]:
-    """Every engine function that places a crash in a step."""
-    return _STEP_FUNCTIONS
-
-
-_STEP_FUNCTIONS = frozenset().union(*(steps for _, steps in _FRAME_PHASES))
+# every engine function that places a crash in a step
+STEP_FUNCTIONS = frozenset().union(*(steps for _, steps in _FRAME_PHASES))
 # the steps of a start-up in their order (serving last)
 STEPS = (ARGUMENTS, LOADING, SIZING, CAPTURING, SERVING)
 
