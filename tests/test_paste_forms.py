@@ -288,6 +288,27 @@ def test_an_llvm_unreachable_abort_is_a_crash(catalog):
     assert report.verdict.value != "no-crash" and "UNREACHABLE executed" in report.crash.message
 
 
+@pytest.mark.parametrize("paste, crash_class", [
+    # DeepGEMM's device assert, wrapped by the terminal after the comma (the condition on the next line)
+    ("Assertion failed: deep_gemm/include/deep_gemm/impls/smxx_layout.cuh:131,\n"
+     "                  condition: (values[j] & 0x807fffffu) == 0\n", "device-assert"),
+    # DeepEP's host assert in a C++ source file, behind SGLang's record prefix
+    ("[2026-08-10 10:00:01 TP3 EP3] Assertion failed: /sgl-workspace/DeepEP/csrc/deep_ep.cpp:1204, "
+     "condition: hidden % 256 == 0\n", "assertion"),
+])
+def test_a_kernel_library_assert_macro_is_a_crash(catalog, paste, crash_class):
+    # DeepEP's and DeepGEMM's assert macros print `Assertion failed: <file>:<line>, condition: <expr>` and then trap or
+    # throw: that line alone is the crash (a CI log ending in it must not pass as clean), with the condition in it
+    report = diagnose_text(paste, catalog)
+    assert report.verdict.value != "no-crash"
+    assert report.crash.crash_class == crash_class and "condition: " in report.crash.message
+
+
+def test_a_kernel_library_assert_in_prose_is_no_crash(catalog):
+    paste = "The DG_HOST_ASSERT macro prints Assertion failed: before it throws, see the docs.\n"
+    assert diagnose_text(paste, catalog).verdict.value == "no-crash"
+
+
 def test_a_line_set_as_inline_code_is_read_without_its_backticks(catalog):
     log = ("`ValueError: The decoder prompt (length 41234) is longer than the maximum model length of 32768. Make sure "
            "that `max_model_len` is no smaller than the number of text tokens.`\n")

@@ -268,6 +268,10 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"Assertion `.+['`] failed.*|(?<=\] )Assertion .+ failed\.?$|Assertion error .+", ("Assertion",)),
     # (glibc's own form, `prog: file.cpp:43: signature: Assertion `expr`, read even when the paste cuts it short)
     (r"^[\w.-]{1,40}: \S+\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: .{0,600}: Assertion `.+", ("Assertion",)),
+    # the assert macros of DeepEP and DeepGEMM, and of kernels written after them (EP_DEVICE_ASSERT, DG_HOST_ASSERT):
+    # a printf of `Assertion failed: <file>:<line>, condition: <expr>` before the trap or the C++ exception (a terminal
+    # or a web page may wrap it after the comma, the condition on the next line)
+    (r"Assertion failed: \S+\.(?:cu|cuh|c|cc|cpp|h|hpp):\d+,(?: ?condition: .+)?$", ("Assertion failed: ",)),
     # abseil's failure-signal handler, and cuBLAS / cuDNN failing to load a symbol of a mismatched library
     (r"\*\*\* SIG[A-Z]+ received at time=.*", (" received at time=",)),
     (r"Invalid handle\. Cannot load symbol \w+.*", ("Cannot load symbol",)),
@@ -402,7 +406,8 @@ CLASSES: tuple[tuple[str, str], ...] = (
                               r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: \[\w+\] page fault|VM_L2_PROTECTION_FAULT_STATUS|Warp Illegal Address|Warp Out-of-range Address"),
     # glibc's assert in host code (`Allocation.cpp:43: ...: Assertion `...' failed.`), not a CUDA kernel's
     ("assertion", r"\.(?:c|cc|cpp|h|hpp):\d+: .*: Assertion `"),
-    ("device-assert", r"device-side assert(?!ions)|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed"),
+    ("device-assert", r"device-side assert(?!ions)|cudaErrorAssert|Assertion `.+['`] failed|\] Assertion .+ failed|"
+                      r"Assertion failed: \S+\.cuh?:\d+,"),
     ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible|"
                         r"is not defined for option 'gpu-name'"),
     ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
@@ -436,7 +441,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("version-mismatch", r"unrecognized arguments|invalid choice: |No module named|cannot import name|ImportError|"
                          r"(?<!'NoneType' object )(?<!'int' object )(?<!'str' object )(?<!'list' object )(?<!'dict' object )"
                          r"(?<!'tuple' object )(?<!'float' object )(?<!'bool' object )(?<!'Tensor' object )has no attribute"),
-    ("assertion", r"AssertionError|Assertion error|\.(?:cu|cuh):\d+: .*: Assertion `"),
+    ("assertion", r"AssertionError|Assertion error|\.(?:cu|cuh):\d+: .*: Assertion `|Assertion failed: \S+:\d+,"),
     ("value-error", r"ValueError"),
 )
 _CLASS_RES = tuple((name, re.compile(p)) for name, p in CLASSES)
