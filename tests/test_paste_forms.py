@@ -309,6 +309,25 @@ def test_a_kernel_library_assert_in_prose_is_no_crash(catalog):
     assert diagnose_text(paste, catalog).verdict.value == "no-crash"
 
 
+def test_a_ci_web_viewers_row_controls_are_left_out(catalog):
+    # a log copied out of Buildkite's web viewer: `Actions for L<n>` and the row number between every two lines
+    lines = [
+        "(EngineCore pid=359) ERROR 07-18 22:18:53 [core.py:176] Traceback (most recent call last):",
+        '(EngineCore pid=359) ERROR 07-18 22:18:53 [core.py:176]   File "/usr/local/lib/python3.12/dist-packages/vllm/'
+        'tokenizers/hf.py", line 101, in from_pretrained',
+        "(EngineCore pid=359) ERROR 07-18 22:18:53 [core.py:176]     tokenizer = AutoTokenizer.from_pretrained(",
+        "(EngineCore pid=359) ERROR 07-18 22:18:53 [core.py:176] ValueError: The repository openbmb/VoxCPM2 contains "
+        "custom code which must be executed to correctly load the model.",
+        "(EngineCore pid=359) ERROR 07-18 22:18:53 [core.py:176] Please pass the argument `trust_remote_code=True` to "
+        "allow custom code to be run.",
+    ]
+    viewer = "".join(f"{line}\nActions for L{346 + i}\n{346 + i}\n" for i, line in enumerate(lines))
+    plain, copied = diagnose_text("\n".join(lines) + "\n", catalog).crash, diagnose_text(viewer, catalog).crash
+    assert copied.message == plain.message and copied.message.endswith("to allow custom code to be run.")
+    assert [f.function for f in copied.frames] == [f.function for f in plain.frames] == ["from_pretrained"]
+    assert copied.line_no == 1 and "Actions for" not in copied.message
+
+
 def test_a_line_set_as_inline_code_is_read_without_its_backticks(catalog):
     log = ("`ValueError: The decoder prompt (length 41234) is longer than the maximum model length of 32768. Make sure "
            "that `max_model_len` is no smaller than the number of text tokens.`\n")

@@ -14,7 +14,7 @@ from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, f
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import DIED_SERVING, SERVING, later, phase_of, phase_of_frames, stopped_in
-from ..read.prefixes import JOINED, PROGRESS_BAR_RE, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped
+from ..read.prefixes import FOLLOWS, JOINED, PROGRESS_BAR_RE, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped, without_viewer_rows
 from ..read.reader import LineSource
 from ..read.scanner import CRASH, ENV, RULE, Prefilter, make_prefilter, selected_lines
 from .rank import rank, score, scoreless
@@ -47,7 +47,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
     quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
     recorded: dict[str, str] = {}  # kept lines that came in a logging record of any level, and that record
-    lines = dedented(unwrapped(oldest_first(unflattened(selected_lines(source, prefilter)))))
+    lines = dedented(unwrapped(oldest_first(unflattened(without_viewer_rows(selected_lines(source, prefilter))))))
     head: list[tuple[int, str]] = []  # the paste's first lines, for what it shows above its first crash
     for line_no, line, why in rejoined_commands(lines, _known_flag):
         if line.startswith("```"):
@@ -96,9 +96,9 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
         if 'File \\"' in text or "\\n" in text and "Traceback" in text:
             # a traceback inside a JSON string (escaped newlines and quotes), or one of its frame lines
             for piece in text.replace('\\"', '"').split("\\n"):
-                parser.feed(line_no, process, piece, process is not None, record)
+                parser.feed(line_no, process, piece, process is not None, record, bool(why & FOLLOWS))
         else:
-            parser.feed(line_no, process, text, process is not None, record)
+            parser.feed(line_no, process, text, process is not None, record, bool(why & FOLLOWS))
     if process is not None:
         collector.note_process(process)
     if why & ENV:

@@ -612,7 +612,9 @@ class CrashParser:
         """A traceback is open in this process's stream (or, for an untagged line, the last tagged one's)."""
         return bool(self._open) and (process in self._open or (process is None and self._last_process in self._open))
 
-    def feed(self, line_no: int, process: str | None, text: str, tagged: bool, record: str | None = None) -> None:
+    def feed(self, line_no: int, process: str | None, text: str, tagged: bool, record: str | None = None,
+             follows: bool = False) -> None:
+        """One line. `follows`: it comes right after the line fed before it, though the numbers skip (prefixes.FOLLOWS)."""
         if tagged:
             self._last_process = process
         else:
@@ -621,7 +623,7 @@ class CrashParser:
             self._settle_raise(process, text.strip())
         tb = self._open.get(process)
         if tb is not None and tb.done and (
-            line_no > tb.last_line + 1 or (record is not None and record != tb.record)
+            line_no > tb.last_line + 1 and not follows or (record is not None and record != tb.record)
         ):
             self._close(process)  # lines were skipped, or a logging call began after another or after a bare line
             tb = None

@@ -331,6 +331,9 @@ def dedented(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, 
 
 # added to a line's `why` once for each further line joined into it (the selection flags stay in the low bits)
 JOINED = 1 << 8
+# a line's `why` flag: it follows the line before it directly, though the numbers skip (a viewer's rows between them
+# were removed, without_viewer_rows)
+FOLLOWS = 1 << 7
 UNWRAP_MIN_WIDTH = 60
 UNWRAP_MIN_CUT = 3
 SHORT_WRAP_MIN_WIDTH = 80  # a terminal window is seldom narrower; a short paste's longest line often is
@@ -347,6 +350,31 @@ _GLUED_RECORD = re.compile(
     r" ")
 FLAT_MIN_RECORDS = 3  # glued records a line must hold before it is split
 FLAT_MIN_LENGTH = 200
+
+
+# a CI log viewer's row controls copied along with its lines (Buildkite's web log: `Actions for L346`, then the row's
+# number alone on the next line, between every two lines of the log)
+_VIEWER_ROW = re.compile(r"Actions for L(\d+)")
+
+
+def without_viewer_rows(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, why) without the row controls a CI web log viewer adds to a copied log: each `Actions for
+    L346` line and the bare `346` after it go. The next line keeps its number and is marked FOLLOWS, so that a
+    traceback's lines and an exception's continued message still read as one another's neighbours."""
+    row = None
+    dropped = False
+    for n, t, why in lines:
+        stripped = t.strip()
+        if row is not None and stripped == row:
+            row = None
+            continue
+        m = _VIEWER_ROW.fullmatch(stripped)
+        if m:
+            row, dropped = m.group(1), True
+            continue
+        row = None
+        yield n, t, why | FOLLOWS if dropped else why
+        dropped = False
 
 
 def unflattened(lines: Iterable[tuple[int, str, int]]) -> Iterator[tuple[int, str, int]]:
