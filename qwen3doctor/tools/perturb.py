@@ -47,6 +47,8 @@ TRANSFORMS: dict[str, tuple[str, Callable[[str], str]]] = {
     "html-entities": ("copied from a web page's source", lambda t: t.replace("&", "&amp;").replace('"', "&quot;")
                       .replace("<", "&lt;").replace(">", "&gt;")),
     "rendered-page": ("copied from a rendered issue page (Markdown ate the backticks)", lambda t: t.replace("`", "")),
+    "ci-viewer": ("copied out of a CI web viewer (Buildkite's row controls between the lines)",
+                  _each(lambda i, ln: f"{ln}\nActions for L{i + 1}\n{i + 1}")),
     "newest-first": ("exported newest line first (Grafana / Loki / Kibana)", lambda t: "\n".join(reversed(_lines(t))) + "\n"),
     "last-15-lines": ("only the last 15 lines", lambda t: "\n".join(_lines(t)[-15:]) + "\n"),
 }
