@@ -297,6 +297,18 @@ def test_sglang_server_args_dump_counts_decode_context_parallelism_only_above_on
     assert "--dcp-size" in env_of(dump.format(8)).flags
 
 
+def test_sglang_server_args_dump_counts_a_chosen_parser_or_all_to_all_backend():
+    # an argument whose unset value prints as None / 'none' was given when it holds anything else; one the engine fills
+    # in itself (the attention backend it picks) says nothing of the launch
+    dump = ("[2026-07-23 15:22:58] server_args=ServerArgs(model_path='Qwen/Qwen3-235B-A22B', tp_size=8, "
+            "attention_backend='fa3', tool_call_parser={}, reasoning_parser={}, moe_a2a_backend={})")
+    given = env_of(dump.format("'qwen3_coder'", "'qwen3'", "'deepep'")).flags
+    assert {"--tool-call-parser", "--reasoning-parser", "--moe-a2a-backend"} <= given
+    assert "--attention-backend" not in given
+    unset = env_of(dump.format("None", "None", "'none'")).flags
+    assert not unset & {"--tool-call-parser", "--reasoning-parser", "--moe-a2a-backend", "--attention-backend"}
+
+
 def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     # each line alone, from real pastes that showed no other sign of the fact
     assert env_of("[2026-01-01 00:00:00] Received sigquit from a child process. It usually means the child failed."

@@ -1070,7 +1070,9 @@ class EnvCollector:
 
 
 # SGLang prints every argument, defaults included: an argument counts as a flag only when its value is not the
-# default (None: the argument always carries some value, never a flag by itself).
+# default (None: the engine fills the argument in itself, such as the attention backend it picks or the memory fraction
+# it computes, so its value says nothing of the launch). An argument left out whose unset value prints as None or
+# 'none' (the tool-call and reasoning parsers, the MoE all-to-all backend) is a flag whenever it holds anything else.
 _SGLANG_DEFAULT_VALUES = {
     "tp_size": "1", "pp_size": "1", "dp_size": "1", "ep_size": "1", "nnodes": "1", "node_rank": "0",
     "page_size": "1", "stream_interval": "1", "random_seed": None, "base_gpu_id": "0", "gpu_id_step": "1",
@@ -1081,8 +1083,8 @@ _SGLANG_DEFAULT_VALUES = {
         "schedule_policy", "log_level", "load_format", "device", "served_model_name", "context_length",
         "max_running_requests", "grammar_backend", "cuda_graph_max_bs", "cuda_graph_bs", "watchdog_timeout",
         "dist_timeout", "download_dir", "schedule_conservativeness", "decode_log_interval", "file_storage_path",
-        "constrained_json_whitespace_pattern", "tool_call_parser", "reasoning_parser", "mm_attention_backend",
-        "moe_runner_backend", "moe_a2a_backend", "hicache_ratio", "hicache_size", "mamba_ssm_dtype",
+        "constrained_json_whitespace_pattern", "mm_attention_backend",
+        "moe_runner_backend", "hicache_ratio", "hicache_size", "mamba_ssm_dtype",
     )),
 }
 
