@@ -109,6 +109,22 @@ def test_a_cut_traceback_through_common_frames_only_names_nothing(catalog):
     assert report.verdict is Verdict.UNEXPLAINED and not report.findings
 
 
+def test_a_cut_traceback_through_the_serving_step_alone_names_nothing(catalog):
+    # every request's traceback passes the runner's execute_model: a rule that names it among its supporting frames
+    # is on the path of every crash while serving, so a paste cut there is no candidate for it (a paste cut in a
+    # start-up step, such as CUDA graph capture above, still is)
+    log = cut_traceback("(Worker_TP0 pid=4410) ERROR 09-02 11:20:14 [multiproc_executor.py:871] ",
+                        "/usr/local/lib/python3.12/dist-packages/vllm", (
+        ("v1/executor/multiproc_executor.py", 866, "worker_busy_loop", "output = func(*args, **kwargs)"),
+        ("v1/worker/gpu_worker.py", 742, "execute_model", "output = self.model_runner.execute_model("),
+        ("v1/worker/gpu_model_runner.py", 3410, "execute_model", "model_output = self._model_forward("),
+        ("v1/worker/gpu_model_runner.py", 3102, "_model_forward", "return self.model("),
+    ))
+    report = diagnose_text(log, catalog)
+    assert report.crash.complete is False
+    assert report.verdict is Verdict.UNEXPLAINED and not report.findings
+
+
 def test_path_candidates_give_way_to_a_rule_with_its_own_evidence(catalog):
     log = CUT_CAPTURE + (
         "[2025-08-12 03:41:07 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"

@@ -138,7 +138,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         return None
     # a traceback cut above its exception line, whose frames (common ones too) lie on this crash's known path
     on_path = _cut_traceback(scan) and any(
-        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD for ev in rm.supports
+        ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD
+        # (a start-up step's entry, `capture_one_batch_size`, places a cut traceback; the serving step's, such as
+        # `execute_model`, is on the path of every request's crash and places it nowhere)
+        and not (ev.generic and step_of(phase_of_frames([ev.subject])) == SERVING) for ev in rm.supports
     ) and _in_port(rule, scan)
     basis = "evidence"
     extra: tuple[Evidence, ...] = ()
