@@ -309,6 +309,15 @@ def test_sglang_server_args_dump_counts_a_chosen_parser_or_all_to_all_backend():
     assert not unset & {"--tool-call-parser", "--reasoning-parser", "--moe-a2a-backend", "--attention-backend"}
 
 
+def test_a_launch_scripts_cuda_device_mask_is_a_weak_cuda_sign():
+    script = "export CUDA_VISIBLE_DEVICES=3\nvllm serve /models/Qwen3.5-35B-A3B --gpu-memory-utilization 0.85\n"
+    assert env_of(script).get("platform") == "cuda"
+    # any line of another platform outranks it
+    assert env_of(script + "INFO 03-02 10:15:01 [__init__.py:207] Platform plugin ascend is activated\n"
+                  ).get("platform") == "npu"
+    assert env_of("export CUDA_VISIBLE_DEVICES=\nvllm serve Qwen/Qwen3-8B\n").get("platform") is None
+
+
 def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     # each line alone, from real pastes that showed no other sign of the fact
     assert env_of("[2026-01-01 00:00:00] Received sigquit from a child process. It usually means the child failed."

@@ -311,7 +311,9 @@ _HPU_HINT = re.compile(r"\bhabana_frameworks\b|\bvllm[-_]gaudi\b|\bhl-smi\b|\bHL
 # (`/usr/local/python3.11.14/lib/python3.11/...`): every log of the examples and the corpus with such a home is
 # Ascend's, but other images could do the same, so it is weaker still than a CUDA line.
 WEAK_PLATFORMS = ("cuda", "npu")
-_CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+")
+# (CUDA_VISIBLE_DEVICES set in a launch script: NVIDIA's device mask; Ascend's is ASCEND_RT_VISIBLE_DEVICES, ROCm's
+# HIP_VISIBLE_DEVICES, and any ROCm or NPU line in the log outranks this sign)
+_CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA-SMI|cudaError\w+|\bCUDA_VISIBLE_DEVICES=\d")
 _CANN_PYTHON_HOME = re.compile(r"/usr/local/python3\.\d+\.\d+/lib/python3\.")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
@@ -928,7 +930,7 @@ class EnvCollector:
         elif _METAL_HINT.search(text):
             self.put("platform", "metal", "log: Apple silicon (vllm-metal on MLX)", P_HINT)
         elif _CUDA_HINT.search(text):
-            self.weak_platform("cuda", "log: an NVIDIA-only library or driver line")
+            self.weak_platform("cuda", "log: an NVIDIA-only library, driver or device-mask line")
         elif _CANN_PYTHON_HOME.search(text):
             self.weak_platform("npu", "log: the CANN images' Python home")
         if "gml" in text or "GML" in text or "llama" in text or "level=" in text or "ollama" in text or "text_generation_" in text:
