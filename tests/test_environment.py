@@ -566,6 +566,20 @@ def test_a_kernels_list_of_supported_targets_is_not_the_gpu():
     assert env_of(text).get("compute_capability") is None
     assert env_of("GPU 0 (sm100) is ready\n").get("compute_capability") == "10.0"
 
+def test_the_bfloat16_check_names_the_gpu_and_its_compute_capability():
+    # vLLM's dtype check (platforms/cuda.py check_if_supports_dtype; the worker's own check before 0.10.2) names the
+    # device as torch does, without `NVIDIA ` in front of a Tesla or Quadro, and its capability after an `at least 8.0`
+    prefix = ("(EngineCore_DP0 pid=311) ERROR 11-03 09:12:44 [core.py:843] ValueError: Bfloat16 is only supported on GPUs "
+              "with compute capability of at least 8.0. Your ")
+    tail = " You can use float16 instead by explicitly setting the `dtype` flag in CLI, for example: --dtype=half.\n"
+    for name, cc in (("Tesla T4", "7.5"), ("Tesla V100-SXM2-32GB", "7.0"), ("Quadro RTX 8000", "7.5"),
+                     ("NVIDIA GeForce RTX 2080 Ti", "7.5"), ("Tesla P100-PCIE-16GB", "6.0")):
+        env = env_of(f"{prefix}{name} GPU has compute capability {cc}.{tail}")
+        assert (env.get("gpu"), env.get("compute_capability")) == (name, cc)
+    # the requirement alone names no device
+    assert env_of("Bfloat16 is only supported on GPUs with compute capability of at least 8.0.\n").get("gpu") is None
+
+
 
 def test_a_modelscope_path_and_more_spellings_of_the_vllm_version():
     # ModelScope writes the dot of `Qwen3.6-35B-A3B` as `___` in its download folders

@@ -239,6 +239,10 @@ _CC_NEEDED = re.compile(rf"(?i)\b(?:{_NEEDS}|at least|minimum|or (?:higher|newer
 # (not a list of targets a kernel supports, `(sm100/sm103 + CUDA 13 ...)`: that is what it needs, not the GPU)
 _CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|"
                  r"(?<!/)sm_?(?P<sm>\d{2,3})\b(?!\s*/\s*sm)|\(sm(?P<sm2>\d{2,3})\)(?!\s*/)")
+# vLLM's bfloat16 check names the device it runs on and its capability, as torch spells the name (`Your Tesla T4 GPU
+# has compute capability 7.5.`: a Tesla or Quadro name has no `NVIDIA ` in front, and the `at least 8.0` before it
+# reads as a requirement)
+_DEVICE_CC = re.compile(r"\bYour (?P<g>\S.{0,60}?) GPU has compute capability (?P<cc>\d+\.\d+)")
 _CUDA_IN_SMI = re.compile(r"CUDA Version:\s*(?P<v>\d+\.\d+)")
 _NVCC = re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+)")
 
@@ -852,6 +856,10 @@ class EnvCollector:
                     self.vote_engine("sglang", 2)
 
     def _hardware(self, text: str, record: str | None = None) -> None:
+        own = _DEVICE_CC.search(text) if "GPU has compute capability" in text else None
+        if own:
+            self.put("gpu", " ".join(own.group("g").split()), "log: the engine's dtype check", P_LISTING)
+            self.put("compute_capability", own.group("cc"), "log: the engine's dtype check", P_LISTING)
         g = next((m for m in _GPU_NAME.finditer(text) if not _GPU_TARGET.search(text, max(0, m.start() - 40), m.start())), None)
         if g:
             name = " ".join(g.group("g").split())
