@@ -318,6 +318,16 @@ def test_a_launch_scripts_cuda_device_mask_is_a_weak_cuda_sign():
     assert env_of("export CUDA_VISIBLE_DEVICES=\nvllm serve Qwen/Qwen3-8B\n").get("platform") is None
 
 
+def test_tesla_and_quadro_cards_are_read_without_the_vendor_in_front():
+    # older drivers' nvidia-smi and torch's device name leave "NVIDIA" out: the card and its capability still count
+    row = "|   0  Tesla T4            Off  | 00000000:00:1E.0 Off |                    0 |\n"
+    assert env_of(row).get("gpu") == "Tesla T4" and env_of(row).get("compute_capability") == "7.5"
+    listing = "GPU models and configuration: \nGPU 0: Tesla V100-SXM2-32GB\nGPU 1: Tesla V100-SXM2-32GB\n"
+    assert env_of(listing).get("gpu") == "Tesla V100-SXM2-32GB" and env_of(listing).get("compute_capability") == "7.0"
+    assert env_of("GPU 0: Quadro RTX 6000\n").get("compute_capability") == "7.5"
+    assert env_of("Our fleet's Tesla Model 3 telemetry service calls vllm serve Qwen/Qwen3-8B\n").get("gpu") is None
+
+
 def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     # each line alone, from real pastes that showed no other sign of the fact
     assert env_of("[2026-01-01 00:00:00] Received sigquit from a child process. It usually means the child failed."

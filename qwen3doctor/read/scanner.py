@@ -42,7 +42,7 @@ ENV_ANCHORS = (
     "Cuda compilation", "Resolved architecture", "ForCausalLM", "ForConditionalGeneration", "docker run", "image:",
     "torch==", "vllm==", "sglang==", "sglang:", "vllm:", "transformers", "flashinfer", "API server version",
     "Qwen3", "qwen3", "--model", "Platform plugin", "detected platform", "device_name=", "aclgraph", "acl_graph",
-    "Maca version", "with arguments: serve", "CUDA_VISIBLE_DEVICES=",
+    "Maca version", "with arguments: serve", "CUDA_VISIBLE_DEVICES=", "Tesla ", "Quadro ",
 )
 # Ordinary traffic of a healthy server. A rule anchor found in any of these lines would select every request
 # line of a busy log, so the prefilter drops it (the pattern still runs on the lines other anchors select).
