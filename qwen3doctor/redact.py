@@ -87,6 +87,10 @@ _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _IPV4 = re.compile(r"(?<![\w.=+\-])(?<!version )(?!0\.)" + _OCTET + r"(?:\." + _OCTET + r"){3}(?![\w.+\-]*\w)(?![+\-])")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}(?![\w:])")
 _KEEP_IPS = {"127.0.0.1", "0.0.0.0", "255.255.255.255"}
+# ... nor a package's version in a `pip list` / `conda list` row, where the CUDA libraries carry four parts
+# (`nvidia-cudnn-cu12           9.7.1.26`): the name of a package of the GPU stack right before it, spaces between
+_PACKAGE_ROW = re.compile(r"(?i)(?:^|\s)(?:nvidia|cuda|cudnn|cublas|nccl|torch|triton|flashinfer|sglang|vllm|transformers|"
+                          r"deep[-_]?gemm|deep[-_]?ep|tensorrt)[\w.\-]*[ \t]+$")
 _URL_HOST = re.compile(r"(?P<pre>\b[a-z][a-z0-9+.\-]*://(?:[^\s/@\"'<>]+@)?)(?P<host>[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*)")
 _HOST_ASSIGN = re.compile(r"(?i)(?P<pre>\b(?:host|hostname|host_name|node|nodename|master_addr|MASTER_ADDR|dist_init_addr)[\"']?\s*[=:]\s*[\"']?)(?P<host>[A-Za-z0-9][A-Za-z0-9\-.]*)")
 _USER_AT_HOST = re.compile(r"(?P<pre>\b[a-z_][a-z0-9_\-]*@)(?P<host>[A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*)(?=[:\s]|$)")
@@ -200,6 +204,9 @@ class Redactor:
     def _hosts(self, text: str) -> str:
         def ip(m: re.Match[str]) -> str:
             if m.group(0) in _KEEP_IPS:
+                return m.group(0)
+            start = m.string.rfind("\n", max(0, m.start() - 200), m.start()) + 1
+            if _PACKAGE_ROW.search(m.string, max(start, m.start() - 200), m.start()):
                 return m.group(0)
             self._count("ip")
             return TAG.format("ip")

@@ -101,6 +101,16 @@ def test_hosts_only_when_asked():
     assert redact_text("see https://docs.vllm.ai/en/latest and https://github.com/x/y", hosts=True).count("<host>") == 0
 
 
+def test_a_gpu_librarys_four_part_version_in_a_package_listing_is_no_address():
+    listing = ("nvidia-cudnn-cu12           9.7.1.26\n"
+               "nvidia-nccl-cu12            2.21.5.1   pypi_0    pypi\n"
+               "node-17                     10.12.0.7\n"
+               "MASTER_ADDR=9.7.1.26 torchrun ...\n")
+    out = redact_text(listing, hosts=True)
+    assert "9.7.1.26\n" in out and "2.21.5.1" in out  # the versions the diagnosis reads stay
+    assert "10.12.0.7" not in out and "MASTER_ADDR=<ip>" in out  # an address in any other row still goes
+
+
 def test_ordinary_engine_lines_are_left_alone():
     lines = [
         "[2025-05-01 10:00:00 TP0] Decode batch, #running-req: 21, #full token: 348160, full token usage: 0.13, cuda graph: True",
