@@ -207,14 +207,16 @@ _MODEL_LINE = re.compile(r"^[\s>*`-]*\**(?:model|model[ _-]?(?:name|path|id)|模
 # the engine's own word for the checkpoint it is about to load: SGLang's `Found local HF snapshot for X at /path;
 # skipping download.`
 _SNAPSHOT_MODEL = re.compile(r"\bFound local HF snapshot for (?P<m>[\w.~-]+/[\w.~-]+) at ")
+# where a GPU's name ends on a listing's row: two spaces, a bracket, the line's end, its memory, a table cell
+_GPU_NAME_END = r"(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)"
 _GPU_NAME = re.compile(
     r"(?P<g>NVIDIA [\w -]*?(?:[ABHLTV]\d{2,3}[\w-]*|GB\d+[\w-]*|RTX[\w -]+?|GeForce[\w -]+?|TITAN[\w ]+?|Tesla[\w -]+?|"
-    r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB|AC))*(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|)|"
+    r"(?:Jetson )?(?:AGX )?(?:Thor|Orin)\b[\w -]*?|[2-5]0[6-9]0(?: ?Ti)?\b)(?:\s(?:NVL|PCIe|SXM\d?|HBM\d\w*|80GB|141GB|\d+GB|AC))*" + _GPU_NAME_END + r"|"
     r"AMD Instinct MI\d+\w*|Instinct MI\d+\w*|Ascend\s?9[15]0\w*|(?<![\w-])DGX Spark\b|"
     # data-centre and workstation cards as older drivers and torch name them, without "NVIDIA" (nvidia-smi's table,
     # collect-env's `GPU 0: Tesla V100-SXM2-32GB`): Tesla V100 / T4 / P40 / K80 / A100, Quadro RTX 6000 / GV100 / P6000
     r"(?<![\w-])(?:Tesla [VTPKM]\d{1,3}|Tesla A\d{2,3}|Quadro (?:RTX )?[A-Z]{0,2}\d{3,4})[\w-]*(?:\s(?:PCIe|SXM\d?|\d+GB))*"
-    r"(?=\s{2,}|\s*\(|\s*$|\s+\d+MiB|\s+On\b|\s+Off\b|,|\|))"
+    + _GPU_NAME_END + ")"
 )
 # the words that make a chip or a compute capability what something was built for or needs, not the device it ran
 # on (CANN's `the socversion Ascend910B1 of the kernel package ...`, `built for NVIDIA H100`, `requires sm_90`)
