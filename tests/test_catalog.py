@@ -140,6 +140,34 @@ def test_an_edited_rule_is_never_served_from_the_cache(tmp_path, monkeypatch):
     assert load_catalog([tmp_path / "rules"]).rules["x"].title == "A best rule"
 
 
+
+def test_one_compiled_catalog_serves_every_working_folder(tmp_path, monkeypatch):
+    """The compiled rules are cached by the rules, not by the folder a command runs in (a CI job or a test that runs
+    from a new folder each time compiled every rule again, seconds each); a rule file under the working folder is
+    still named relative to it, in the rule and in a problem, and by its absolute path from elsewhere."""
+    import os
+
+    from qwen3doctor.knowledge import rulecache
+
+    cache = tmp_path / "cache" / "qwen3doctor"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("QWEN3DOCTOR_NO_CACHE", raising=False)
+    monkeypatch.setattr(rulecache, "RACY_NS", 0)
+    (tmp_path / "rules" / "vllm").mkdir(parents=True)
+    (tmp_path / "rules" / "vllm" / "x.yaml").write_text(GOOD)
+    (tmp_path / "rules" / "vllm" / "bad.yaml").write_text(GOOD.replace("status: likely", "status: maybe"))
+    rules = (tmp_path / "rules").resolve()
+    shown = {}
+    for here in (tmp_path, tmp_path / "rules", tmp_path / "elsewhere"):
+        here.mkdir(exist_ok=True)
+        monkeypatch.chdir(here)
+        catalog = load_catalog([rules], strict=False)
+        shown[here.name] = (catalog.rules["x"].path, [w.split(":", 1)[0] for w in catalog.warnings])
+    assert len(list(cache.glob("catalog-*.pickle"))) == 1
+    assert shown[tmp_path.name] == (os.path.join("rules", "vllm", "x.yaml"), [os.path.join("rules", "vllm", "bad.yaml")])
+    assert shown["rules"] == (os.path.join("vllm", "x.yaml"), [os.path.join("vllm", "bad.yaml")])
+    assert shown["elsewhere"] == (str(rules / "vllm" / "x.yaml"), [str(rules / "vllm" / "bad.yaml")])
+
 def test_lint_flags_a_plain_value_cut_by_a_yaml_comment(tmp_path):
     """`title: ... (PR #36329)` unquoted loads as "... (PR": lint names file, line and field, word for word; a
     comment on its own line or two spaces after a value, a quoted value and a `#` without a space before it are

@@ -8,7 +8,8 @@ before `load_catalog` raises RuleError.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -569,11 +570,12 @@ def _compile_all(dirs: list[Path]) -> tuple[dict[str, Rule], dict[str, str], lis
     origin: dict[str, str] = {}
     for d in dirs:
         if not d.exists():
-            problems.append(f"{d}: no such rules folder or file")
+            problems.append(f"{d.resolve()}: no such rules folder or file")
             continue
         seen_here: dict[str, str] = {}
         for path, engine_dir in rule_files(d):
-            display = _display(path)
+            path = path.resolve()  # the compiled rules are cached for every working folder: no relative path in them
+            display = str(path)
             rule, errs = compile_rule(path, display, engine_dir)
             problems.extend(errs)
             if rule is None:
@@ -590,7 +592,7 @@ def _compile_all(dirs: list[Path]) -> tuple[dict[str, Rule], dict[str, str], lis
 def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: bool = True, cache: bool = True) -> Catalog:
     """Load every rule under dirs (later dirs replace earlier ones' rules with the same id)."""
     rules, origin, problems = cached_compile(dirs, cache, _compile_all)
-    problems = list(problems)
+    rules, origin, problems = _shown_from_here(rules, origin, problems)
     catalog = Catalog()
     disabled = set(disable or ())
     for rule_id, rule in rules.items():
@@ -609,8 +611,17 @@ def load_catalog(dirs: list[Path], *, disable: list[str] | None = None, strict: 
     return catalog
 
 
-def _display(path: Path) -> str:
+def _shown_from_here(rules: dict[str, Rule], origin: dict[str, str], problems: list[str]):
+    """The compiled rules name their files by absolute path (one cache entry serves every working folder); a
+    file under the working folder is shown relative to it, as the user would type it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+        here = str(Path.cwd().resolve()) + os.sep
+    except OSError:  # the working folder was removed under us
+        return rules, origin, list(problems)
+
+    def shown(text: str) -> str:
+        return text[len(here):] if text.startswith(here) else text
+
+    if any(rule.path.startswith(here) for rule in rules.values()):
+        rules = {rule_id: replace(rule, path=shown(rule.path)) for rule_id, rule in rules.items()}
+    return rules, {k: shown(v) for k, v in origin.items()}, [shown(p) for p in problems]

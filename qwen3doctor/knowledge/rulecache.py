@@ -15,7 +15,8 @@ from .discover import _rule_file_names
 
 
 def _cache_key(dirs: list[Path]) -> str:
-    """Keyed by the rules' content (and where they are shown from), so an edit is never served stale.
+    """Keyed by the rules' content and where they live (not the working folder: the compiled rules hold
+    absolute paths), so an edit is never served stale.
 
     Reading and hashing a thousand rule files on every start is the slow part, so the content key is also
     remembered under the files' stat signature (size, mtime, ctime, inode): any write changes the ctime,
@@ -23,7 +24,7 @@ def _cache_key(dirs: list[Path]) -> str:
     are not trusted to their timestamps, so no memo is kept while they are that fresh."""
     from .. import __version__
 
-    head = [f"{__version__}\0{Path.cwd()}\0"]
+    head = [f"{__version__}\0"]
     for module in package_files.modules():  # the code that compiles rules, subpackages included
         st = module.stat()
         head.append(f"{module.relative_to(package_files.ROOT).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\0")
