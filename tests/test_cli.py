@@ -250,3 +250,18 @@ def test_why_agrees_with_the_diagnosis_it_explains(tmp_path):
                     "'/root/.cache/vllm/assets/model_streamer/3f2a9c1b'., retrying 1 of 2\n")
     r = run("diagnose", str(frag), "--why", "runai-streamer-staging-dir-missing-in-engine-process")
     assert "=> reported" in r.stdout
+
+
+def test_rules_lint_and_test_take_a_rule_id_as_explain_does(tmp_path):
+    """`rules test gdn-cudagraph-illegal-memory-access` tests that rule's file (its logs only, not every rule's);
+    an id that no rule has is still an unknown path, one line and the rules exit code."""
+    from ci_fixtures import run_fixed
+
+    one = run_fixed("rules", "test", "gdn-cudagraph-illegal-memory-access", cwd=tmp_path)
+    every = run_fixed("rules", "test", cwd=tmp_path)
+    assert one.returncode == 0 and every.returncode == 0, one.stdout + one.stderr
+    assert 0 < int(one.stdout.split()[0]) < int(every.stdout.split()[0]), (one.stdout, every.stdout)
+    lint = run_fixed("rules", "lint", "gdn-cudagraph-illegal-memory-access", cwd=tmp_path)
+    assert lint.returncode == 0 and lint.stderr.strip() == "qwen3doctor: 1 rule(s) OK", lint.stderr
+    bad = run_fixed("rules", "test", "no-such-rule-id", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("no-such-rule-id: no such rules folder or file"), bad.stderr

@@ -55,8 +55,9 @@ def paths_catalog(paths: list[str] | None):
 
     if not paths:
         return load_setup(None, None)[0], None
-    named = load_catalog([Path(p) for p in paths], strict=True)
     catalog = load_setup(None, None, skip_bad=True)[0]
+    paths = [_rule_path(catalog, p) for p in paths]
+    named = load_catalog([Path(p) for p in paths], strict=True)
     catalog.warnings.clear()
     catalog.rules.update(named.rules)
     for ref, ids in named.by_reference.items():
@@ -67,10 +68,20 @@ def paths_catalog(paths: list[str] | None):
     return catalog, only
 
 
+def _rule_path(catalog, name: str) -> str:
+    """A rule named by its id or an alias (`rules test gdn-cudagraph-illegal-memory-access`, as `explain` takes it)
+    stands for its file; anything else is a path."""
+    if Path(name).exists():
+        return name
+    rule_id = name if name in catalog.rules else catalog.by_alias.get(name)
+    return catalog.rules[rule_id].path if rule_id in catalog.rules else name
+
+
 @rules_app.command("lint", help="Validate rules: schema, regexes, ids, references, tests present. Every problem names file, line and field.")
 def rules_lint(
-    paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: every rule the project loads: "
-                                                "bundled, QWEN3DOCTOR_RULES and the settings file's rules, less its disable list)."),
+    paths: Optional[List[str]] = typer.Argument(None, help="Rule files, folders or rule ids (default: every rule the project "
+                                                "loads: bundled, QWEN3DOCTOR_RULES and the settings file's rules, less its "
+                                                "disable list)."),
     verbose: bool = typer.Option(False, "--warnings", help="Also show advice that does not fail lint (prefilter anchors)."),
 ) -> None:
     from ..tools.ruletools import lint, lint_warnings
@@ -91,8 +102,8 @@ def rules_lint(
 
 
 @rules_app.command("test", help="Run each rule's own tests: logs it must rank first, lookalikes it must not report.")
-def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule files or folders (default: every rule the project "
-                                                             "loads, as for lint)."),
+def rules_test(paths: Optional[List[str]] = typer.Argument(None, help="Rule files, folders or rule ids (default: every rule "
+                                                             "the project loads, as for lint)."),
                jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Test logs diagnosed in parallel (default: "
                                                   "the CPU count).")) -> None:
     from ..judge.batch import default_jobs
