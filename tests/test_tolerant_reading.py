@@ -791,6 +791,13 @@ def test_a_bare_shell_prompt_after_the_exception_is_not_its_message(catalog):
            "(glm_infer) root@h20-node3:/workspace#\n")
     report = diagnose_text(log, catalog)
     assert report.crash.message == "AutoImageProcessor.register() got multiple values for argument 'exist_ok'"
+    # the other prompts a terminal leaves: a RHEL / CentOS shell's, a bare `$`
+    for prompt in ("[root@gpu-node1 ~]# ", "[ubuntu@ip-10-0-3-7 sglang]$", "$ ", "$"):
+        report = diagnose_text(log.splitlines()[0] + "\n" + prompt + "\n", catalog)
+        assert report.crash.message == "AutoImageProcessor.register() got multiple values for argument 'exist_ok'", prompt
+    # a message's own next line is still its continuation
+    report = diagnose_text(log.splitlines()[0] + "\nand one more line of it\n", catalog)
+    assert report.crash.message.endswith("and one more line of it")
 
 
 def test_a_process_tag_that_lost_its_parentheses_is_peeled_before_a_record(catalog):
