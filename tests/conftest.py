@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,55 @@ def _not_inside_github_actions(monkeypatch):
 @pytest.fixture(scope="session")
 def catalog():
     return load_catalog(rule_dirs())
+
+
+EXAMPLE_LOGS = sorted(EXAMPLES.rglob("*.log"))
+
+
+@pytest.fixture(scope="session")
+def example_reports(catalog) -> dict:
+    """Every example log's report, diagnosed once for the session (several tests compare against it)."""
+    return dict(zip(EXAMPLE_LOGS, diagnose_paths(EXAMPLE_LOGS, catalog)))
+
+
+_WORKER: dict = {}
+
+
+def _start_worker(catalog, backend) -> None:
+    from qwen3doctor.judge.pipeline import prefilter_for
+
+    _WORKER.update(catalog=catalog, prefilter=prefilter_for(catalog, backend) if backend else None)
+
+
+def worker_catalog():
+    """The catalog inside a function that `in_workers` runs."""
+    return _WORKER["catalog"]
+
+
+def in_workers(fn, items: list, catalog, backend: str | None = None) -> list:
+    """[fn(item) for item in items], spread over every core: a whole pass over the example logs is minutes on one.
+    `fn` is a module-level function; inside it `worker_catalog()` is the catalog (and diagnose_path's prefilter
+    the `backend` one)."""
+    jobs = min(os.cpu_count() or 1, 8)
+    if jobs == 1 or len(items) < 16:
+        _start_worker(catalog, backend)
+        return [fn(item) for item in items]
+    fork = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(jobs, mp_context=fork, initializer=_start_worker, initargs=(catalog, backend)) as pool:
+        return list(pool.map(fn, items, chunksize=8))
+
+
+def diagnose_path(path: str):
+    """A log's report as `diagnose_text(text, catalog, path)` gives it (in `in_workers`)."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    return diagnose_text(text, _WORKER["catalog"], path, prefilter=_WORKER["prefilter"])
+
+
+def diagnose_paths(paths: list[Path], catalog, backend: str | None = None) -> list:
+    """Each log's report as `diagnose_text(text, catalog, str(path))` gives it (with `backend`, that prefilter)."""
+    return in_workers(diagnose_path, [str(p) for p in paths], catalog, backend)
 
 
 def cut_traceback(prefix: str, site: str, frames) -> str:

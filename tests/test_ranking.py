@@ -140,26 +140,35 @@ def test_path_candidates_give_way_to_a_rule_with_its_own_evidence(catalog):
     assert all(f.basis != "path" for f in report.findings)
 
 
+def _rejections_that_disagree(path: str) -> list:
+    import io
+
+    from conftest import worker_catalog
+    from qwen3doctor.judge.match import Haystack, clause_state, evaluate
+    from qwen3doctor.judge.pipeline import match_index_for, scan_source
+    from qwen3doctor.read.reader import LineSource
+
+    catalog = worker_catalog()
+    scan = scan_source(LineSource(path, io.BytesIO(Path(path).read_bytes())), catalog, Overrides())
+    hay = Haystack(scan, match_index_for(catalog))
+    out = []
+    for rule in catalog.rules.values():
+        for clause in rule.clauses():
+            if not hay.may_hit(clause) and clause_state(clause, scan, rule.id, "x", hay).state != hay.absent_state(clause):
+                out.append((path, rule.id, "clause"))
+        if hay.rules_out(rule) and not evaluate(rule, scan, hay).rejected:
+            out.append((path, rule.id, "rejected"))
+    return out
+
+
 def test_rejecting_a_rule_on_absent_literals_agrees_with_evaluating_it(catalog):
     """diagnose_scan skips the rules Haystack.rules_out rejects; evaluating them would reject them too, and a
     clause with none of its literals present gets the state Haystack.absent says."""
-    from conftest import EXAMPLES
-    from qwen3doctor.judge.pipeline import match_index_for, scan_source
-    from qwen3doctor.judge.match import Haystack, clause_state, evaluate
-    from qwen3doctor.read.reader import LineSource
-    import io
+    from conftest import EXAMPLES, in_workers
 
     # (every py-spy log too: a hung thread's stack decides message clauses one by one)
-    for path in sorted(EXAMPLES.rglob("*.log"))[::7] + sorted(EXAMPLES.rglob("*pyspy*.log")):
-        src = LineSource(str(path), io.BytesIO(path.read_bytes()))
-        scan = scan_source(src, catalog, Overrides())
-        hay = Haystack(scan, match_index_for(catalog))
-        for rule in catalog.rules.values():
-            for clause in rule.clauses():
-                if not hay.may_hit(clause):
-                    assert clause_state(clause, scan, rule.id, "x", hay).state == hay.absent_state(clause), (path, rule.id)
-            if hay.rules_out(rule):
-                assert evaluate(rule, scan, hay).rejected, (path.name, rule.id)
+    paths = [str(p) for p in sorted(EXAMPLES.rglob("*.log"))[::7] + sorted(EXAMPLES.rglob("*pyspy*.log"))]
+    assert [bad for found in in_workers(_rejections_that_disagree, paths, catalog) for bad in found] == []
 
 
 def test_a_rule_of_both_engines_shows_the_launch_of_the_logs_engine(catalog):

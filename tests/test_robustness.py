@@ -12,14 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES
+from conftest import EXAMPLE_LOGS, EXAMPLES, diagnose_path, diagnose_paths, in_workers, worker_catalog
 
 from qwen3doctor.judge.pipeline import diagnose_source, diagnose_text
 from qwen3doctor.model import Verdict
 from qwen3doctor.read.reader import LineSource
 from qwen3doctor.read.scanner import searched_literal
 
-EXAMPLE_LOGS = sorted(EXAMPLES.rglob("*.log"))
 SAMPLE = [p.read_text(encoding="utf-8", errors="replace") for p in EXAMPLE_LOGS[:: max(1, len(EXAMPLE_LOGS) // 12)]]
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
@@ -163,19 +162,18 @@ def test_writes_nothing_but_its_cache(tmp_path):
     assert not (tmp_path / "other").exists()
 
 
-def test_both_prefilters_give_identical_diagnoses(catalog):
+def test_both_prefilters_give_identical_diagnoses(catalog, example_reports):
+    """Every example log reads the same with the pure-Python prefilter as with Hyperscan (the session's reports)."""
     from qwen3doctor.judge.pipeline import prefilter_for
     from qwen3doctor.render.json import report_dict
     from qwen3doctor.read.scanner import hyperscan_available
 
     if not hyperscan_available():
         pytest.skip("hyperscan not installed")
-    hs, py = prefilter_for(catalog, "hyperscan"), prefilter_for(catalog, "python")
-    for path in EXAMPLE_LOGS:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        a = report_dict(diagnose_text(text, catalog, str(path), prefilter=hs))
-        b = report_dict(diagnose_text(text, catalog, str(path), prefilter=py))
-        assert a == b, path.name
+    assert prefilter_for(catalog).__class__ is prefilter_for(catalog, "hyperscan").__class__  # what the session used
+    assert EXAMPLE_LOGS == list(example_reports)
+    for path, b in zip(EXAMPLE_LOGS, diagnose_paths(EXAMPLE_LOGS, catalog, "python")):
+        assert report_dict(example_reports[path]) == report_dict(b), path.name
 
 
 def _selected(prefilter, data: bytes) -> dict[int, int]:
@@ -207,12 +205,20 @@ def test_both_prefilters_select_the_same_lines(catalog):
                   prefix + b" " + prefix + b" then " + whole, prefix + b"\n" + rest, prefix[:-1] + rest,
                   prefix.upper() + rest.lower()]
     probe = b"\n".join(lines) + b"\n"
-    texts = [probe, probe.replace(b"\n", b"\r\n")]
-    for path in EXAMPLE_LOGS:
-        data = path.read_bytes().replace(b"\0", b"")
-        texts += [data, data.upper(), data.lower()]
-    for data in texts:
+    for data in (probe, probe.replace(b"\n", b"\r\n")):
         assert _selected(hs, data) == _selected(py, data)
+    assert [bad for found in in_workers(_prefilters_differ, [str(p) for p in EXAMPLE_LOGS], catalog) for bad in found] == []
+
+
+def _prefilters_differ(path: str) -> list:
+    """The forms of one example log (as written, upper-cased, lower-cased) on which the two prefilters select
+    different lines."""
+    from qwen3doctor.judge.pipeline import prefilter_for
+
+    hs, py = prefilter_for(worker_catalog(), "hyperscan"), prefilter_for(worker_catalog(), "python")
+    data = Path(path).read_bytes().replace(b"\0", b"")
+    return [(Path(path).name, form) for form, text in (("as written", data), ("upper", data.upper()), ("lower", data.lower()))
+            if _selected(hs, text) != _selected(py, text)]
 
 
 def test_a_shortened_anchor_is_confirmed_on_its_line():
@@ -355,19 +361,27 @@ def test_a_crash_line_deep_in_a_long_log_is_read_whatever_its_shape(catalog, tmp
     assert deep.crash is not None and deep.crash.message == short.crash.message
 
 
-def test_skipping_rules_that_can_find_nothing_changes_no_diagnosis(catalog, monkeypatch):
+def test_skipping_rules_that_can_find_nothing_changes_no_diagnosis(catalog, example_reports):
     """The ranking skips a rule none of whose clauses can hit on a log, whose conditions hold no fact that could make
     it a known-bad combination, and whose module no cut traceback stops in: `score` would say None. The example logs
     (every fourth, for time: all 2,190 example, corpus and held-out logs were compared when the skip was written)
     read the same with the skip turned off."""
-    import qwen3doctor.judge.pipeline as pipeline
     from qwen3doctor.judge.combination import may_combine
     from qwen3doctor.render.json import report_dict
 
     assert sum(not may_combine(r) for r in catalog.rules.values()) > len(catalog.rules) // 2  # (the skip is not vacuous)
-    quick = [report_dict(diagnose_text(p.read_text(encoding="utf-8", errors="replace"), catalog, str(p)))
-             for p in EXAMPLE_LOGS[::4]]
-    monkeypatch.setattr(pipeline, "scoreless", lambda rule, scan, hay: False)
-    for path, seen in zip(EXAMPLE_LOGS[::4], quick):
-        assert report_dict(diagnose_text(path.read_text(encoding="utf-8", errors="replace"), catalog, str(path))) == seen, \
-            path.name
+    paths = EXAMPLE_LOGS[::4]
+    for path, slow in zip(paths, in_workers(_diagnosed_without_the_skip, [str(p) for p in paths], catalog)):
+        assert report_dict(example_reports[path]) == slow, path.name
+
+
+def _diagnosed_without_the_skip(path: str) -> dict:
+    import qwen3doctor.judge.pipeline as pipeline
+    from qwen3doctor.render.json import report_dict
+
+    skip = pipeline.scoreless
+    pipeline.scoreless = lambda rule, scan, hay: False
+    try:
+        return report_dict(diagnose_path(path))
+    finally:
+        pipeline.scoreless = skip

@@ -1,5 +1,7 @@
 """Every bundled rule proves itself: `pytest -k <rule-id>` runs one rule's tests (same harness as `rules test`)."""
 
+import os
+
 import pytest
 
 from qwen3doctor.knowledge.catalog import load_catalog
@@ -13,24 +15,34 @@ CACHE = ReportCache(CATALOG)
 TESTS = rule_tests(CATALOG)
 
 
+@pytest.fixture(scope="module")
+def reports(request):
+    """The logs of the rule tests this session selected, read on every core before the first of them runs, as
+    `rules test` reads them (`pytest -k <rule-id>` reads only that rule's)."""
+    chosen = [item.callspec.params["case"] for item in request.session.items
+              if getattr(item, "originalname", None) == "test_rule" and hasattr(item, "callspec")]
+    CACHE.fill(chosen, jobs=min(os.cpu_count() or 1, 8))
+    return CACHE
+
+
 @pytest.mark.parametrize("case", TESTS, ids=[t.test_id for t in TESTS])
-def test_rule(case):
-    result = run_test(case, CACHE)
+def test_rule(case, reports):
+    result = run_test(case, reports)
     assert result.ok, result.detail
 
 
 def test_parallel_rule_tests_agree_with_serial_ones():
     """`rules test` reads the test logs in worker processes: each log's ranking and the alternatives it satisfies
-    are those the serial harness above finds (a worker that lost a rule or a log would show here)."""
+    are those the serial harness finds (a worker that lost a rule or a log would show here)."""
     ids = sorted(CATALOG.rules)[::40]
     tests = [t for t in TESTS if t.rule_id in ids]
-    parallel = ReportCache(CATALOG)
+    parallel, alone = ReportCache(CATALOG), ReportCache(CATALOG)
     parallel.fill(tests, jobs=2)
     assert len(parallel._cache) >= 4  # enough logs that the pool ran, not the serial fallback
     for t in tests:
-        serial, other = CACHE.get(t), parallel.get(t)
+        serial, other = alone.get(t), parallel.get(t)
         assert [f.rule_id for f in other.findings] == [f.rule_id for f in serial.findings], t.test_id
-        assert parallel.satisfied(t) == CACHE.satisfied(t), t.test_id
+        assert parallel.satisfied(t) == alone.satisfied(t), t.test_id
 
 
 def test_every_rule_lints_clean():
@@ -45,6 +57,7 @@ def test_every_rule_has_a_match_and_a_no_match_test():
 def test_every_match_alternative_is_seen_to_work():
     """Each `match` alternative is satisfied on its own (every clause a hit) by one of its rule's must-match logs:
     a pattern that can never hit (anchored wrongly, a wording the engine does not print) shows up here."""
+    CACHE.fill(TESTS, jobs=min(os.cpu_count() or 1, 8))  # (those the rule tests above have read are not read again)
     assert untested_alternatives(CATALOG, CACHE) == []
 
 
