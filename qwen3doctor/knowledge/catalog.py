@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -622,6 +622,8 @@ def _shown_from_here(rules: dict[str, Rule], origin: dict[str, str], problems: l
     def shown(text: str) -> str:
         return text[len(here):] if text.startswith(here) else text
 
-    if any(rule.path.startswith(here) for rule in rules.values()):
-        rules = {rule_id: replace(rule, path=shown(rule.path)) for rule_id, rule in rules.items()}
+    for rule in rules.values():
+        if rule.path.startswith(here):
+            # (this load's own objects, just unpickled or compiled: dataclasses.replace would cost 20 ms a start)
+            object.__setattr__(rule, "path", shown(rule.path))
     return rules, {k: shown(v) for k, v in origin.items()}, [shown(p) for p in problems]
