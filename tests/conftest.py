@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -55,7 +54,9 @@ def in_workers(fn, items: list, catalog, backend: str | None = None) -> list:
     """[fn(item) for item in items], spread over every core: a whole pass over the example logs is minutes on one.
     `fn` is a module-level function; inside it `worker_catalog()` is the catalog (and diagnose_path's prefilter
     the `backend` one)."""
-    jobs = min(os.cpu_count() or 1, 8)
+    from qwen3doctor.judge.batch import default_jobs
+
+    jobs = default_jobs()  # (as `rules test` and `diagnose` pick it: the CPUs this process may use)
     if jobs == 1 or len(items) < 16:
         _start_worker(catalog, backend)
         return [fn(item) for item in items]

@@ -1,9 +1,8 @@
 """Every bundled rule proves itself: `pytest -k <rule-id>` runs one rule's tests (same harness as `rules test`)."""
 
-import os
-
 import pytest
 
+from qwen3doctor.judge.batch import default_jobs
 from qwen3doctor.knowledge.catalog import load_catalog
 
 from qwen3doctor.knowledge.discover import rule_dirs
@@ -21,7 +20,7 @@ def reports(request):
     `rules test` reads them (`pytest -k <rule-id>` reads only that rule's)."""
     chosen = [item.callspec.params["case"] for item in request.session.items
               if getattr(item, "originalname", None) == "test_rule" and hasattr(item, "callspec")]
-    CACHE.fill(chosen, jobs=min(os.cpu_count() or 1, 8))
+    CACHE.fill(chosen, jobs=default_jobs())
     return CACHE
 
 
@@ -57,7 +56,7 @@ def test_every_rule_has_a_match_and_a_no_match_test():
 def test_every_match_alternative_is_seen_to_work():
     """Each `match` alternative is satisfied on its own (every clause a hit) by one of its rule's must-match logs:
     a pattern that can never hit (anchored wrongly, a wording the engine does not print) shows up here."""
-    CACHE.fill(TESTS, jobs=min(os.cpu_count() or 1, 8))  # (those the rule tests above have read are not read again)
+    CACHE.fill(TESTS, jobs=default_jobs())  # (those the rule tests above have read are not read again)
     assert untested_alternatives(CATALOG, CACHE) == []
 
 
