@@ -139,7 +139,8 @@ def test_every_successor_of_a_removed_flag_is_in_the_releases_that_lack_the_flag
 def test_an_engine_argument_a_framework_passes_is_read_as_its_flag(bundled):
     """RL and fine-tuning frameworks build the engine in-process: `EngineArgs.__init__() got an unexpected keyword
     argument 'x_y'` is the flag --x-y this release lacks. Added later: the upgrade (high confidence with the version);
-    removed: stop passing it. A keyword no release has as a flag gets no verdict."""
+    removed: stop passing it. A keyword no indexed release has as a flag (gone before the oldest one, or never an
+    engine argument) is a low candidate: the caller and the engine were written for different releases."""
     report = _diagnose("sglang/release-index--server-args-keyword-too-new-0.5.2.log", bundled)
     top = report.findings[0]
     assert top.rule_id == "release-index/flag" and top.confidence == "high"
@@ -155,7 +156,14 @@ def test_an_engine_argument_a_framework_passes_is_read_as_its_flag(bundled):
     made_up = ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.12/site-packages/vllm/entrypoints/llm.py\", "
                "line 292, in __init__\n    engine_args = EngineArgs(\nTypeError: EngineArgs.__init__() got an unexpected "
                "keyword argument 'rollout_backend_hint'\n")
-    assert not any(f.rule_id.startswith("release-index/") for f in diagnose_text(made_up, bundled).findings)
+    [found] = [f for f in diagnose_text(made_up, bundled).findings if f.rule_id.startswith("release-index/")]
+    assert found.confidence == "low" and "`rollout_backend_hint` is an engine argument of no vLLM release from 0.8.5 on" in found.title
+    assert not any(f.command for f in found.fixes)  # (no release to pin: the index does not know one that takes it)
+    # OpenRLHF still passing `worker_use_ray`, which vLLM dropped (0.7.0) before the oldest indexed release
+    report = _diagnose("vllm/release-index--engine-args-keyword-older-than-index-openrlhf.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/flag" and top.confidence == "low" and "`worker_use_ray`" in top.title
+    assert any("no vLLM release from 0.8.5 to " in ev.text and "`--worker-use-ray`" in ev.text for ev in top.evidence)
 
 
 def test_the_engines_refusal_of_its_own_settings_is_the_diagnosis(bundled):
@@ -181,6 +189,17 @@ def test_the_engines_refusal_of_its_own_settings_is_the_diagnosis(bundled):
                   "    raise ValueError(f\"Unsupported activation: {hidden_act}. Only silu is supported for now.\")\n"
                   "ValueError: Unsupported activation: gelu. Only silu is supported for now.\n")
     assert not any(f.rule_id == "release-index/config" for f in diagnose_text(model_code, bundled).findings)
+    # only the error line, as a trainer prints it: the raise site in the engine's argument checks says it is a refusal
+    report = _diagnose("vllm/release-index--config-check-error-line-only-verl.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/config" and top.confidence == "medium"
+    assert top.title.startswith("vLLM refused its own settings: max_num_batched_tokens (8192) is smaller than max_model_len (9216)")
+    assert any(ev.text.startswith("_verify_args: ") for ev in top.evidence)
+    # ... and an error line raised outside the checks (a model's constructor) stays unexplained
+    bare = ("INFO 03-02 10:15:20 [api_server.py:1885] vLLM API server version 0.11.0\n"
+            "ERROR 03-02 10:15:22 [core.py:708] ValueError: Unsupported activation: gelu. Only silu is supported for now.\n")
+    report = diagnose_text(bare, bundled)
+    assert not report.findings and any("raised by `vllm/model_executor/models/" in s for s in report.next_steps)
     # torch's own config check, in a virtual environment named `vllm`: no engine module
     torch_check = ("Traceback (most recent call last):\n"
                    "  File \"/home/u/vllm/lib/python3.12/site-packages/torch/_dynamo/config.py\", line 40, in _check_value\n"

@@ -154,6 +154,19 @@ def _refusal_finding(engine: str, where: str, message: str, version) -> Finding:
     return _finding("config", title, engine, lines, fixes, "medium")
 
 
+def _unknown_keyword_finding(engine: str, name: str, line: str) -> Finding:
+    """An engine-argument keyword that no indexed release has as a flag (`EngineArgs.__init__() got an unexpected
+    keyword argument 'worker_use_ray'`): the caller and the installed engine were written for different releases."""
+    rel, label = releases(engine), LABEL[engine]
+    lines = [line.strip()[:200], f"no {label} release from {rel[0]} to {rel[-1]} has a `--{name.replace('_', '-')}` flag "
+                                 "(the index holds these releases)"]
+    fixes = [Fix(f"Install the {label} release that the framework building the engine pins (its requirements), or "
+                 f"upgrade the framework to a version written for the installed {label}", "", "a reinstall")]
+    title = (f"`{name}` is an engine argument of no {label} release from {rel[0]} on (from the release index): the code "
+             f"building the engine was written for another {label}")
+    return _finding("flag", title, engine, lines, fixes, "low")
+
+
 def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     """(findings, warnings) the release index gives on this log."""
     lines = _lines(scan)
@@ -186,7 +199,11 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
                 t = table(engine, "flags")
                 spans = t.spans(flag_fact(engine, flag)) if t else []
                 if kwarg and not spans:
-                    continue  # a keyword with no flag behind it: the index cannot say which release takes it
+                    # a keyword no indexed release has as a flag: the code building the engine was written for a
+                    # release older than the index (OpenRLHF passing `worker_use_ray`, gone in vLLM 0.7.0) or for a
+                    # patched engine; the index cannot say which release takes it, so the finding stays low
+                    findings.append(_unknown_keyword_finding(engine, kwarg.group("name"), line))
+                    continue
                 newest = bool(spans) and spans[-1][1] == t.releases[-1]
                 fixes = []
                 if spans and (pos < t.releases.index(spans[0][0]) if pos is not None else newest):
@@ -303,4 +320,11 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
                 break
     if citing:
         steps.append(f"rules naming `{func}`: {', '.join(sorted(citing)[:5])} (see `qwen3doctor explain <id>`)")
+    module = set(path.rsplit(".", 1)[0].split("/")[1:])
+    if CHECK_FRAME.fullmatch(func) and CHECK_MODULES & module and not crash.message_cut \
+            and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
+        # (a check of the engine's own settings raised it, though the paste holds no frame of it: a trainer's log
+        # that prints only the error line)
+        version = scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
+        return [_refusal_finding(engine, func, crash.message.strip(), version)], steps
     return findings, steps
