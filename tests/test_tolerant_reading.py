@@ -1031,3 +1031,25 @@ def test_a_process_tag_cut_where_the_paste_stops_is_no_part_of_the_message(catal
     # what the colon announced is not shown: the rule whose line it would be stays a candidate
     assert [f.rule_id for f in report.findings][:1] == ["triton-ptxas-unknown-gpu-arch"]
     assert report.findings[0].confidence == "low"
+
+
+def test_a_log_pattern_reads_an_exception_message_the_paste_wrapped(catalog):
+    """vLLM's list of kernels that cannot build a WNA16 layer, pasted from a page that wrapped it mid-sentence: the
+    Marlin line's `Consider reducing` / `tensor_parallel_size` is read as one line, as the rule's log pattern wants."""
+    log = ("(EngineCore_DP0 pid=212) ERROR 04-21 09:14:03 [core.py:866] EngineCore failed to start.\n"
+           "ValueError: Failed to find a kernel that can implement the WNA16 linear layer. Reasons:\n"
+           "MacheteLinearKernel requires capability 90, current compute capability is 86\n"
+           "MarlinLinearKernel cannot implement due to: Weight output_size_per_partition = 32 is not divisible by "
+           "min_thread_n = 64. Consider reducing\n"
+           "tensor_parallel_size or running with --quantization gptq.\n"
+           "ConchLinearKernel cannot implement due to: conch-triton-kernels is not installed, please install it via "
+           "pip install conch-triton-kernels and try again!\n"
+           "ExllamaLinearKernel cannot implement due to: Exllama only supports float16 activations\n")
+    report = diagnose_text(log, catalog)
+    [marlin] = [f for f in report.findings if f.rule_id == "marlin-layer-shape-indivisible"]
+    # (the line shown is the joined message, cut for display; before, this clause said "no log line matches")
+    assert any(e.state == "hit" and e.text.startswith("log line “ValueError: Failed to find a kernel") for e in marlin.evidence)
+    assert report.findings[0].rule_id == "marlin-layer-shape-indivisible"
+    # the same lines unwrapped hit as they always did; a message the paste shows on one line adds no second line
+    unwrapped = diagnose_text(log.replace("Consider reducing\n", "Consider reducing "), catalog)
+    assert unwrapped.findings[0].rule_id == "marlin-layer-shape-indivisible"

@@ -73,6 +73,18 @@ def _joined_json(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _wrapped_messages(scan: Scan) -> tuple[str, ...]:
+    """Each crash message the reader joined from several lines (a message wrapped by the engine, a terminal or a web
+    page: `... Consider reducing` / `tensor_parallel_size or running with ...`) once more as one line, the way a
+    `log` pattern for it expects it."""
+    out = []
+    for crash in scan.crashes:
+        for exc, msg in ((crash.exception_type, crash.message), *((c.exception_type, c.message) for c in crash.chained)):
+            if msg and len(msg) >= 40 and not any(msg in line for line in scan.lines):
+                out.append(f"{exc}: {msg}" if exc else msg)
+    return tuple(dict.fromkeys(out))
+
+
 def _without_listings(line: str) -> str:
     return _LISTING.sub("{...}", line) if line.count("', '") + line.count('", "') >= 8 else line
 
@@ -156,7 +168,7 @@ class Haystack:
         self.lower = self.text.lower()
         # (where a user installed Python says nothing: `/data/venv_qwen3.5/lib/python3.10/site-packages/` is no model)
         self.lines = tuple(_without_listings(_INSTALL_PREFIX.sub(r"\1/...\2", line) if "-packages/" in line else line)
-                           for line in scan.lines) + _joined_json(scan.lines)
+                           for line in scan.lines) + _joined_json(scan.lines) + _wrapped_messages(scan)
         self.lines_lower = [line.lower() for line in self.lines]
         self._first: dict[str, int | None] = {}
         # which rule literals occur anywhere: one multi-pattern pass, not a substring search per literal
