@@ -1053,3 +1053,25 @@ def test_a_log_pattern_reads_an_exception_message_the_paste_wrapped(catalog):
     # the same lines unwrapped hit as they always did; a message the paste shows on one line adds no second line
     unwrapped = diagnose_text(log.replace("Consider reducing\n", "Consider reducing "), catalog)
     assert unwrapped.findings[0].rule_id == "marlin-layer-shape-indivisible"
+
+
+def test_the_source_ipython_lists_under_a_frame_is_no_message_fragment(catalog):
+    """A Jupyter traceback cut before its exception: the numbered source lines under each frame hold an assert's
+    message text (`does not support LoRA yet.`), which is code that would raise, not what the crash said."""
+    log = ("File ~/miniconda3/envs/omni/lib/python3.11/site-packages/vllm/worker/model_runner.py:1113, in GPUModelRunnerBase.load_model(self)\n"
+           "   1111 with DeviceMemoryProfiler(self.device) as m:\n"
+           "-> 1113     self.model = get_model(vllm_config=self.vllm_config)\n"
+           "   1114     if self.lora_config:\n"
+           "   1115         assert supports_lora(\n"
+           "   1116             self.model\n"
+           '   1117         ), f"{self.model.__class__.__name__} does not support LoRA yet."\n'
+           "\n"
+           "File ~/miniconda3/envs/omni/lib/python3.11/site-packages/vllm/model_executor/model_loader/loader.py:441, in DefaultModelLoader.load_model(self, vllm_config)\n"
+           "    440     with target_device:\n"
+           "--> 441         model = _initialize_model(vllm_config=vllm_config)\n")
+    report = diagnose_text(log, catalog)
+    assert not any(c.excerpt for c in report.crashes) and not report.findings
+    assert [f.function for f in report.crashes[0].frames][-1] == "DefaultModelLoader.load_model"
+    # the same words as the crash's own line below the listing are its message
+    said = diagnose_text(log + "\nValueError: Qwen3OmniMoeThinkerForConditionalGeneration does not support LoRA yet.\n", catalog)
+    assert said.findings and said.findings[0].rule_id == "qwen3-omni-thinker-lora-unsupported"

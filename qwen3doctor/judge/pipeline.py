@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
-from ..read.crash import LEAD_LINES, PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify, lines_above_crash, prose_crash
+from ..read.crash import (FRAME_IPYTHON, IPYTHON_CODE_LINE, LEAD_LINES, PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify,
+                          lines_above_crash, prose_crash)
 from .combination import GATES
 from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits, when_states
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
@@ -249,7 +250,8 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
     # extracting tool call from response.") or an error the server logged and went on with.
     cut = scan.recorded.keys() if scan.crashes else frozenset()
     # (a warning or an info record is what the server said and went on with: never a crash's message)
-    lines = [line.strip() for line in scan.lines if line.strip() and line not in scan.quiet and line not in cut]
+    lines = [line.strip() for line in _without_listed_code(scan.lines) if line.strip() and line not in scan.quiet
+             and line not in cut]
     windows = [(n, line, 1) for n, line in enumerate(lines)] + [
         (n, f"{a} {b}", 2) for n, (a, b) in enumerate(zip(lines, lines[1:]))]
     whole = " ".join(lines)
@@ -284,6 +286,22 @@ def message_fragments(scan: Scan, catalog: Catalog) -> tuple[Crash, ...]:
                  if (n in singles or n + 1 not in singles) and not RECORD_START.match(lines[n + 1]))
     return tuple(Crash(classify(None, text), None, text[:2000], None, n + 1, role="fragment", excerpt=True)
                  for n, text in sorted(found.items()))
+
+
+def _without_listed_code(lines: tuple[str, ...]) -> list[str]:
+    """The lines, less the numbered source listing IPython / Jupyter prints under each of its frames: a raise or an
+    assert in that listing (`), f"{self.model.__class__.__name__} does not support LoRA yet."`) is the code that
+    would raise, not a message the crash printed."""
+    out, listing = [], False
+    for line in lines:
+        if FRAME_IPYTHON.match(line):
+            listing = True
+        elif listing and IPYTHON_CODE_LINE.match(line):
+            continue
+        elif line.strip():
+            listing = False
+        out.append(line)
+    return out
 
 
 def _telling_match(pattern, text: str) -> bool:

@@ -44,7 +44,10 @@ def _posix(file: str) -> str:
 # a frame whose line number a tool or the reporter left out: `File "/x/nixl/conn.py", in _init_hetero_tp_prep_handle`
 _FRAME_NO_LINE = re.compile(r'^\s*File\s+"(?P<file>[^"]+)",\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$')
 # IPython's / Jupyter's frame: `File ~/env/lib/python3.12/site-packages/litellm/utils.py:1775, in client.<locals>.wrapper(...)`
-_FRAME_IPYTHON = re.compile(r"^\s*File (?P<file>[~/][^:\s]*\.py):(?P<line>\d+), in (?P<func>[A-Za-z_<][\w<>.]*)")
+FRAME_IPYTHON = _FRAME_IPYTHON = re.compile(r"^\s*File (?P<file>[~/][^:\s]*\.py):(?P<line>\d+), in (?P<func>[A-Za-z_<][\w<>.]*)")
+# the numbered source lines IPython / Jupyter prints under such a frame (`   1117         ), f"{...} does not support"`,
+# `-> 1113     self.model = ...`, `---> 14     return ...`): code, never what the crash said
+IPYTHON_CODE_LINE = re.compile(r"^\s*(?:-*>\s*)?\d+(?:\s|$)")
 # a frame whose path lost its quotes (a page's markdown, a log shipper): `File /x/vllm/v1/engine/core.py, line 701, in f`
 _FRAME_BARE = re.compile(r"^\s*File\s+(?P<file>[^\s\",]+\.pyx?),\s+line\s+(?P<line>\d+)(?:,?\s+in\s+(?P<func>[^\s(]+))?")
 # a frame line hard-wrapped by a web page or a terminal: the path cut before its closing quote, or `, in` at the end
