@@ -1075,3 +1075,20 @@ def test_the_source_ipython_lists_under_a_frame_is_no_message_fragment(catalog):
     # the same words as the crash's own line below the listing are its message
     said = diagnose_text(log + "\nValueError: Qwen3OmniMoeThinkerForConditionalGeneration does not support LoRA yet.\n", catalog)
     assert said.findings and said.findings[0].rule_id == "qwen3-omni-thinker-lora-unsupported"
+
+
+def test_a_line_cut_from_the_middle_of_the_supported_architectures_list_names_no_model(catalog):
+    """A paste pieced from two excerpts: a traceback cut in the registry, then a line that starts inside vLLM's list
+    of every architecture it supports. No name of that list is the model's (nor a clue for a rule's log pattern)."""
+    log = ('  File "/usr/local/lib/python3.10/dist-packages/vllm/engine/arg_utils.py", line 983, in create_model_config\n'
+           "    return ModelConfig(\n"
+           '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/models/registry.py", line 393, in inspect_model_cls\n'
+           "    return self._rai\n"
+           "aForSequenceClassification', 'AriaForConditionalGeneration', 'Blip2ForConditionalGeneration', "
+           "'ChameleonForConditionalGeneration', 'ChatGLMModel', 'FuyuForCausalLM', 'InternVLChatModel', "
+           "'LlavaForConditionalGeneration', 'Qwen2ForSequenceClassification', 'Qwen2VLForConditionalGeneration', "
+           "'UltravoxModel', 'MllamaForConditionalGeneration'])\n")
+    report = diagnose_text(log, catalog)
+    assert report.environment.get("family") is None and report.environment.get("architecture") is None
+    assert report.findings and report.findings[0].rule_id == "vllm-too-old-for-architecture"
+    assert not any("ForSequenceClassification" in e.text for f in report.findings for e in f.evidence if e.state == "hit")

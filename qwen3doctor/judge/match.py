@@ -51,7 +51,9 @@ def _where(crash: Crash) -> str:
 _INSTALL_PREFIX = re.compile(r"""(["'\s(]|^)/[^\s"']*?/((?:site|dist)-packages/)""")
 # a message's listing of names (`The available parameters ... are: {'visual.blocks.0.attn.qkv.weight', ...}`):
 # every module of the model is in it, so a log pattern naming one says nothing about the crash (ms-swift#8477)
-_LISTING = re.compile(r"""[\[{](?:\s*(?P<q>['"])[^'"\n]{1,300}(?P=q)\s*,){8,}[^\]}\n]*(?:[\]}]|$)""")  # (or cut off at the line's end)
+_LISTING = re.compile(r"""[\[{](?:\s*(?P<q>['"])[^'"\n]{1,300}(?P=q)\s*,){8,}[^\]}\n]*(?:[\]}]|$)"""  # (or cut off at the line's end)
+                      # (or a line that starts inside one, a paste cut mid-list: `aForSequenceClassification', 'Aria...`)
+                      r"""|^[^'"\s]*(?P<q2>['"])\s*,(?:\s*(?P=q2)[^'"\n]{1,300}(?P=q2)\s*,){7,}[^\]}\n]*(?:[\]}]|$)""")
 
 
 # a line of a pretty-printed JSON object (a pasted response): a member, or a bracket that opens or closes one

@@ -428,6 +428,10 @@ def _model_architecture(text: str) -> str | None:
     architectures are ['DeepseekV3ForCausalLM', ...]`), nor a line that carries on such a list wrapped over lines
     (`  'Qwen3MoeForCausalLM']. Other model workflows...`), which a newest-first export shows before its start. A
     config.json's `"architectures": [` puts the model's own alone on the next line, with nothing after it."""
+    # (a listing of eight names or more, whatever its header: a line cut from the middle of the registry's list of
+    # every architecture it supports, `...aForSequenceClassification', 'AriaForConditionalGeneration', ...`)
+    if text.count("', '") + text.count('", "') >= 8:
+        return None
     for m in _ARCH.finditer(text):
         before = text[: m.start()]
         carried_on = ("[" not in before and before.strip() in ("'", '"')
