@@ -841,3 +841,13 @@ def test_sglangs_prefill_decode_transfer_failures_name_the_engine():
         assert env_of(line + "\n").get("engine") == "sglang", line
     # a transfer that failed in a sentence of another program is no SGLang line
     assert env_of("Upload failed for request 12 after 3 retries\n").get("engine") is None
+
+
+def test_a_method_with_a_format_of_its_own_leaves_the_model_name_unread():
+    """`quantization=torchao` (or bitsandbytes, hqq, Ascend's export) says the weights are in that method's own format:
+    `int4` in the model's name is no GPTQ checkpoint. A container method (`compressed-tensors`) still lets the name say."""
+    line = ("INFO 12-09 14:02:29 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: model='/models/{m}', "
+            "quantization={q}, enforce_eager=False\n")
+    assert env_of(line.format(m="qwen3-8b-ao-int4-opaque", q="torchao")).get("quantization") is None
+    assert env_of(line.format(m="Qwen3-8B-bnb-int4", q="bitsandbytes")).get("quantization") is None
+    assert env_of(line.format(m="Qwen3-8B-W4A16-int4", q="compressed-tensors")).get("quantization") == "gptq-int4"

@@ -423,6 +423,12 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 _ALLOW_LIST_OPEN = re.compile(r"(?i)\b(?:supported|allowed|validated)\b[^\[\]]*\[[^\]]*$")
 
 
+# quantization methods whose checkpoints are in a format of their own, outside the vocabulary: the model's name does
+# not say which of the vocabulary's formats it is (`qwen3-8b-ao-int4` served with `quantization=torchao` holds
+# torchao's tensor subclasses, not a GPTQ checkpoint that Marlin would run)
+OWN_FORMAT_METHODS = frozenset({"ascend", "torchao", "bitsandbytes", "hqq"})
+
+
 def _model_architecture(text: str) -> str | None:
     """The architecture a line names as the model's: not one of a list of what is supported (`supported
     architectures are ['DeepseekV3ForCausalLM', ...]`), nor a line that carries on such a list wrapped over lines
@@ -1236,7 +1242,8 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
                 quant = named
             if quant:
                 out["quantization"] = Fact(quant, out["quantization_method"].source)
-        if not quant and model and str(out["quantization_method"].value if "quantization_method" in out else "") != "ascend":
+        if not quant and model and str(out["quantization_method"].value if "quantization_method" in out else "") \
+                not in OWN_FORMAT_METHODS:
             # (a container method names no format: `compressed-tensors`, `modelopt` leave the model's name to say it;
             # but vLLM-Ascend's `--quantization ascend` export is Ascend's own int format, and its W4A4 is no NVFP4)
             quant = vocab.quantization_of(str(model.value), from_model_name=True)
