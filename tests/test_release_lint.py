@@ -566,20 +566,39 @@ def test_an_assert_of_the_engine_is_a_raise_site_dated_by_the_releases_that_have
     assert "no longer raise it" not in " ".join(report.next_steps)
 
 
-def test_lint_advises_against_a_plain_word_as_a_log_anchor(tmp_path):
-    """A log pattern whose anchor is a plain word (`' install '`) selects every request line whose prompt holds it:
-    lint says so, as advice; a distinctive anchor is not warned about."""
-    from qwen3doctor.tools.ruletools import lint_warnings
+def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path, bundled):
+    """A log pattern whose anchor is a plain word (`' install '`, a caseless `quantization`) selects every request line
+    whose prompt holds it: `rules lint` fails a user's rule for it (exit 2), naming file, line, field and word and what
+    to do; a distinctive anchor passes, and so does a word that is only context in a look-around. No bundled rule
+    has one, and the bundled rules lint clean."""
+    import subprocess
+    import sys
 
-    def warned(name, pattern):
+    def rule(name, pattern):
         folder = tmp_path / name / "rules" / "common"
         folder.mkdir(parents=True)
-        text = RULE.format(window=">=0.16.0", fixes=GDN_FIX, frame="fi_chunk_gated_delta_rule", fixed_in="",
+        # (the fix with its own range: the rule's one problem, if any, is its anchor)
+        text = RULE.format(window=">=0.16.0", fixes=GDN_FIX + '    engine_version: ">=0.18.0"\n',
+                           frame="fi_chunk_gated_delta_rule", fixed_in="",
                            match=LOGS / "vllm" / "gdn-cudagraph-illegal-memory-access--vllm-34948.log",
                            no_match=LOGS / "vllm" / "qwen3-next-fp8-ima-deepgemm.log")
         text = text.replace("    message: ['illegal memory access']\n", f"    log: ['{pattern}']\n")
         (folder / "anchored.yaml").write_text(text)
-        return [w for w in lint_warnings(load_catalog([folder.parent])) if "plain words a request's prompt may hold" in w]
+        return folder / "anchored.yaml"
 
-    assert any("'quantization'" in w for w in warned("plain", "(?i)\\bquantization\\b"))
-    assert warned("distinctive", "nvidia-container-cli: mount error: file exists") == []
+    def plain(path):
+        return [p for p in lint(load_catalog([path.parent.parent])) if "plain words a request's prompt may hold" in p]
+
+    path = rule("plain", "(?i)\\bquantization\\b")
+    r = subprocess.run([sys.executable, "-m", "qwen3doctor.cli", "rules", "lint", str(path)], capture_output=True,
+                       text=True)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (f"{path}:7: match[0].log[0]: anchor(s) 'quantization' are plain words a request's prompt may hold: with "
+            "request logging on, every line of a large log that holds one reaches the reader") in r.stdout
+    assert "anchor the pattern on a distinctive literal" in r.stdout and "1 problem(s) in 1 rule(s)" in r.stderr
+    assert lint(load_catalog([rule("distinctive", "nvidia-container-cli: mount error: file exists").parent.parent])) == []
+    # a word as a prompt's sentence ends it is one too; the package's name as context of its release is not (the
+    # release anchors the pattern)
+    assert any("'deepspeed.'" in p for p in plain(rule("stop", "(?i)\\bdeepspeed\\.")))
+    assert plain(rule("context", "(?<=transformers[ =:]+)5\\.3\\.0")) == []
+    assert lint(bundled) == []

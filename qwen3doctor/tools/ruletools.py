@@ -311,13 +311,15 @@ def run_tests(catalog: Catalog, only: set[str] | None = None, cache: ReportCache
 
 
 def lint(catalog: Catalog) -> list[str]:
-    """Checks beyond the schema (which loading already enforces): tests present, references unique."""
+    """Checks beyond the schema (which loading already enforces): tests present, references unique, no `log` pattern
+    anchored on a plain word."""
     import yaml
 
     problems = []
     refs: dict[str, str] = {}
     for rule in sorted(catalog.rules.values(), key=lambda r: r.id):
         # the catalog parses with libyaml where present; a file must also parse without it (pure PyYAML)
+        tree = None
         try:
             text = Path(rule.path).read_text(encoding="utf-8")
             tree = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -329,6 +331,8 @@ def lint(catalog: Catalog) -> list[str]:
                             f"({exc.problem}): quote the value")
         except (OSError, yaml.YAMLError):
             pass
+        problems += [f"{rule.path}{f':{line}' if line else ''}: {field}: {plain_word_problem(words)}"
+                     for line, field, words in plain_word_anchors(rule, tree)]
         if not rule.tests.get("match"):
             problems.append(f"{rule.path}: tests.match: the rule has no log it must match")
         if not rule.tests.get("no_match"):
@@ -408,7 +412,51 @@ def traffic_matches(rule) -> list[str]:
     return out
 
 
-_PLAIN_WORD = re.compile(r"\s*[a-z]{3,14}\s*")
+# a plain word, alone or with the stop or colon a prompt's sentence puts after it (`deepspeed.`, `quantization:`)
+_PLAIN_WORD = re.compile(r"\s*[a-z]{3,14}[.,:;!?]?\s*")
+_LOG_FIELD = re.compile(r"(?:match(?:\[\d+\])?|supports)\.log(?:\[\d+\])*")
+
+
+def plain_words(anchors) -> list[str]:
+    """The anchors the prefilter looks for (5+ characters, not in ordinary traffic) that are plain lowercase words
+    (`transformers`, a caseless `deepseek`), or such a word with the stop or colon a sentence puts after it
+    (`slime.`, `stream:`): text a request's prompt may hold."""
+    from ..read.scanner import MIN_PREFILTER_ANCHOR, is_noise
+
+    return [a for a, nocase in anchors or () if len(a) >= MIN_PREFILTER_ANCHOR and not is_noise((a, nocase))
+            and _PLAIN_WORD.fullmatch(a if nocase else a.lower()) and (nocase or a.strip().islower())]
+
+
+def plain_word_problem(words: list[str]) -> str:
+    return (f"anchor(s) {', '.join(repr(w) for w in words[:3])} are plain words a request's prompt may hold: with "
+            "request logging on, every line of a large log that holds one reaches the reader (' install ' once made "
+            "the 1 GiB benchmark 5x slower; 'version', 24 s instead of 4 s); anchor the pattern on a distinctive literal "
+            "(an error string, a module path, a function or option name: one branch per alternative if need be), and put "
+            "a word that is only context in a look-around (`(?<=transformers\\s+)5\\.3\\.0`)")
+
+
+def plain_word_anchors(rule, tree=None) -> list[tuple[int | None, str, list[str]]]:
+    """(line, field, words) for each `log` pattern of the rule whose prefilter anchors include plain words. Only
+    clauses that feed the prefilter count: one with a pattern that has no anchor at all gives it none (lint_warnings
+    says so). The line and field come from the rule's YAML (`tree`, composed) when given."""
+    from ..knowledge.patterns import literal_anchors
+
+    where: dict[str, tuple[int, str]] = {}
+    for node, field in _scalars(tree) if tree is not None else ():
+        if _LOG_FIELD.fullmatch(field) and isinstance(node.value, str):
+            where.setdefault(node.value, (node.start_mark.line + 1, field))
+    out = []
+    clauses = [(f"match[{i}]", c) for i, alt in enumerate(rule.match) for c in alt] + [("supports", c) for c in rule.supports]
+    for prefix, clause in clauses:
+        if clause.kind != "log" or clause.anchors is None:
+            continue
+        for source in clause.sources:
+            words = plain_words(literal_anchors(source))
+            if words:
+                line, field = where.get(source, (None, clause.name(prefix)))
+                out.append((line, field, words))
+    return out
+
 
 CUT_BY_COMMENT = ('a plain value ends where " #" starts a YAML comment, and the rest of the line is lost: quote the value '
                   '(a comment meant as one takes two spaces before "#")')
@@ -499,13 +547,7 @@ def lint_warnings(catalog: Catalog) -> list[str]:
             if weak:
                 out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in weak[:3])} are too short or "
                            "occur in ordinary request traffic: the prefilter ignores them")
-            words = [a for a, nocase in clause.anchors if a not in weak and _PLAIN_WORD.fullmatch(a if nocase else a.lower())
-                     and (nocase or a.strip().islower())]
-            if words:
-                out.append(f"{rule.path}: {clause.kind}: anchor(s) {', '.join(repr(a) for a in words[:3])} are plain words a "
-                           "request's prompt may hold: with request logging on, every such line of a large log reaches the "
-                           "reader (' install ' once made the 1 GiB benchmark 5x slower); anchor the pattern on a "
-                           "distinctive literal (one branch per alternative if need be)")
+            # (a plain word as an anchor is an error: lint, plain_word_anchors)
         steps = [f for c in rule.supports if c.kind == "frames" for f in c.sources if f in ENGINE_STEPS]
         if steps:
             out.append(f"{rule.path}: supports.frames: {', '.join(steps)} (an engine step where many causes fail): as "
