@@ -286,3 +286,20 @@ def test_report_reads_only_the_crash_lines_and_cuts_a_long_exception_line(catalo
     assert all(len(text) <= MAX_SHOWN + 40 for _, text in lines)
     text, _ = render(report, lines)
     assert "x" * 5000 not in text and "[cut: the line holds" in text
+
+
+def test_a_library_listing_after_line_2000_is_read_and_a_prompt_naming_the_library_is_not_selected(catalog):
+    """Deep in a log (a restart after traffic) the environment anchors still find a package listing's rows; a request
+    whose prompt names the same libraries is not one of them (with request logging on it would reach the reader)."""
+    from qwen3doctor.read import scanner
+
+    listing = ("transformers==4.57.1\n"
+               "flashinfer-python                 0.4.1\n"
+               "torch==2.8.0\n")
+    env = diagnose_text(access_lines(2500) + listing + "RuntimeError: frob failed\n", catalog).environment
+    assert env.get("transformers") == "4.57.1" and env.get("flashinfer") == "0.4.1"
+    prefilter = scanner.make_prefilter([])
+    prompt = ("(APIServer pid=1) INFO 03-02 10:15:22 [logger.py:41] Received request chatcmpl-9: prompt: 'Should I upgrade "
+              "transformers before flashinfer, or the other way round?', params: SamplingParams(n=1)")
+    assert not prefilter.find(prompt.encode())
+    assert prefilter.find(b"[pip3] transformers==4.57.1") and prefilter.find(b"flashinfer-python 0.4.1")

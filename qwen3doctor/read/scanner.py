@@ -40,7 +40,12 @@ ENV_ANCHORS = (
     "vLLM Version", "vllm serve", "launch_server", "sglang serve", "non-default args", "LLM engine (v", "ServerArgs(",
     "PyTorch version", "PyTorch:", "GPU models", "NVIDIA", "Compute Capability", "CUDA runtime", "Driver Version",
     "Cuda compilation", "Resolved architecture", "ForCausalLM", "ForConditionalGeneration", "docker run", "image:",
-    "torch==", "vllm==", "sglang==", "sglang:", "vllm:", "transformers", "flashinfer", "API server version",
+    "torch==", "vllm==", "sglang==", "sglang:", "vllm:", "API server version",
+    # (a library's listing row, not the bare word, which a request's prompt may hold: `transformers==4.57.1`,
+    # `transformers: 4.57.1`, pip's `transformers      4.57.1`, `pip show`'s `Name: transformers`, `flashinfer-python`)
+    "transformers==", "transformers:", "transformers  ", "transformers\t", "Name: transformers", "import transformers",
+    "flashinfer==", "flashinfer:", "flashinfer  ", "flashinfer\t", "flashinfer-", "flashinfer_", "Name: flashinfer",
+    "import flashinfer",
     "Qwen3", "qwen3", "--model", "Platform plugin", "detected platform", "device_name=", "aclgraph", "acl_graph",
     "Maca version", "with arguments: serve", "CUDA_VISIBLE_DEVICES=", "Tesla ", "Quadro ",
 )
