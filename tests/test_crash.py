@@ -145,6 +145,38 @@ def test_an_exception_whose_message_starts_on_the_next_line():
     assert cut.exception_type == "ValueError" and cut.message == "" and cut.message_cut
 
 
+INSPECTION_CUT = """\
+ERROR 02-18 14:03:24 registry.py:306] Error in inspecting model architecture 'Qwen2_5_VLForConditionalGeneration'
+ERROR 02-18 14:03:24 registry.py:306] Traceback (most recent call last):
+ERROR 02-18 14:03:24 registry.py:306]   File "/v/vllm/model_executor/models/registry.py", line 507, in _run_in_subprocess
+ERROR 02-18 14:03:24 registry.py:306]     returned.check_returncode()
+ERROR 02-18 14:03:24 registry.py:306]   File "/usr/lib/python3.12/subprocess.py", line 502, in check_returncode
+ERROR 02-18 14:03:24 registry.py:306]     raise CalledProcessError(self.returncode, self.args, self.stdout,
+ERROR 02-18 14:03:24 registry.py:306] subprocess.CalledProcessError: Command '['/usr/bin/python3', '-m', 'vllm.model_executor.models.registry']' returned non-zero exit status 1.
+ERROR 02-18 14:03:24 registry.py:306] 
+ERROR 02-18 14:03:24 registry.py:306] The above exception was the direct cause of the following exception:
+ERROR 02-18 14:03:24 registry.py:306] 
+ERROR 02-18 14:03:24 registry.py:306] Traceback (most recent call last):
+ERROR 02-18 14:03:24 registry.py:306]   File "/v/vllm/model_executor/models/registry.py", line 510, in _run_in_subprocess
+ERROR 02-18 14:03:24 registry.py:306]     raise RuntimeError(f"Error raised in subprocess:\\n"
+ERROR 02-18 14:03:24 registry.py:306] RuntimeError: Error raised in subprocess:
+ERROR 02-18 14:03:24 registry.py:306] Traceback (most recent call last):
+ERROR 02-18 14:03:24 registry.py:306]   File "/v/vllm/model_executor/models/registry.py", line 279, in load_model_cls
+ERROR 02-18 14:03:24 registry.py:306]     mod = importlib.import_module(self.module_name)
+ERROR 02-18 14:03:24 registry.py:306]   File "/v/vllm/model_executor/models/qwen2_5_vl.py", line 36, in <module>
+ERROR 02-18 14:03:24 registry.py:306]     from transformers.models.qwen2_5_vl import (Qwen2_5_VLImageProcessor,
+"""
+
+
+def test_the_model_inspections_exit_status_wraps_the_childs_traceback():
+    """vLLM reports a failed inspection child by its exit status (CalledProcessError for `-m
+    vllm.model_executor.models.registry`) before quoting its stderr: like "Error raised in subprocess:", that is a
+    wrapper, and the child's traceback (here cut at its import line) is the crash."""
+    crashes = parse(INSPECTION_CUT)
+    assert crashes[0].role != "wrapper" and crashes[0].functions[-1] == "<module>" and not crashes[0].complete
+    assert {c.role for c in crashes if c.exception_type} == {"wrapper"}
+
+
 def test_truncated_traceback_is_kept_as_an_incomplete_crash():
     crashes = parse('Traceback (most recent call last):\n  File "/v/a.py", line 1, in outer\n    x()\n  File "/v/b.py", line 2, in inner\n')
     assert crashes[0].functions == ("outer", "inner") and not crashes[0].complete

@@ -391,6 +391,9 @@ WRAPPER_PATTERNS = re.compile(
     r"Initialization failed\. warmup error|RPC call to \w+ failed|"
     r"ChildProcessError|BrokenProcessPool|Exception in worker \S+ while processing method|"
     r"AsyncLLM output_handler failed|Error raised in subprocess:?$|\bException in thread [\w.-]+|"
+    # vLLM's model inspection runs `python -m vllm.model_executor.models.registry` and reports the child's exit status
+    # before quoting its stderr ("Error raised in subprocess:"): the child's own traceback is the crash
+    r"CalledProcessError: Command .*'vllm\.model_executor\.models\.registry'\]' returned non-zero exit status|"
     # Ray re-raises a task's or an actor's exception in its caller: `RayTaskError(RuntimeError): ray::Actor.f()`
     r"^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b"
 )
@@ -1250,7 +1253,8 @@ _GDB_REPORT = "CUDA Exception: "
 def _is_wrapper_tb(crash: Crash) -> bool:
     return bool(crash.exception_type) and re.search(
         r"EngineDeadError|EngineGenerateError|Engine core initialization failed|Engine process failed|Worker failed|"
-        r"Error raised in subprocess:?$|^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b",
+        r"Error raised in subprocess:?$|^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b|"
+        r"CalledProcessError: Command .*'vllm\.model_executor\.models\.registry'\]' returned non-zero exit status",
         f"{crash.exception_type}: {crash.message}",
     ) is not None
 
