@@ -391,3 +391,26 @@ def test_a_hung_thread_raised_no_error_type_so_a_rule_that_needs_one_is_no_candi
     from qwen3doctor.model import Clause
 
     assert hang_message(Clause("exception", ("TimeoutError",))) and not hang_message(Clause("exception", ("ZeroDivisionError",)))
+
+
+def test_a_candidate_whose_log_clause_names_the_deepest_frame_goes_first(catalog):
+    """A traceback of imports cut right under the failing import (`from transformers.models.qwen2_5_vl import ...`):
+    the rule whose own patterns hit that frame line and its import statement is tied on score with every cause that
+    only says "the crash came while the engine's modules were imported", and goes before them whatever their count of
+    issues; the import statement, not the frame's name, is what places it."""
+    prefix = "ERROR 02-17 09:29:36 registry.py:306] "
+    paste = "".join(prefix + line + "\n" for line in (
+        '  File "/usr/lib/python3.12/importlib/__init__.py", line 90, in import_module',
+        "    return _bootstrap._gcd_import(name[level:], package, level)",
+        '  File "<frozen importlib._bootstrap>", line 1387, in _gcd_import',
+        '  File "<frozen importlib._bootstrap_external>", line 995, in exec_module',
+        '  File "<frozen importlib._bootstrap>", line 488, in _call_with_frames_removed',
+        '  File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/models/qwen2_5_vl.py", line 36, in <module>',
+        "    from transformers.models.qwen2_5_vl import (Qwen2_5_VLImageProcessor,",
+    ))
+    report = diagnose_text(paste, catalog)
+    assert report.findings and all(f.confidence == "low" for f in report.findings)
+    assert report.findings[0].rule_id == "transformers-version-mismatch"
+    # the same cut one frame higher (no import statement of transformers shown) places nothing there
+    higher = diagnose_text(paste.rsplit(prefix, 2)[0], catalog)
+    assert not any(f.rule_id == "transformers-version-mismatch" for f in higher.findings)

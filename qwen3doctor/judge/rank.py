@@ -93,7 +93,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if cut_short and kind == "log" and _traceback_line(ev.line):
             # (a traceback of imports runs through module top levels: a frame line there places no run-time cause; nor
             # does a frame line of scaffolding, a constructor that every step's traceback passes)
-            if not any(c.during == IMPORTING for c in scan.crashes[:1]) and not _scaffold_line(ev.line):
+            # (but the import statement itself, the code line a traceback of imports stops on, is where it failed:
+            # `from transformers.models.qwen2_5_vl import (Qwen2_5_VLImageProcessor,`)
+            importing = any(c.during == IMPORTING for c in scan.crashes[:1])
+            if (not importing or _IMPORT_CODE.match(ev.line)) and not _scaffold_line(ev.line):
                 total += SUPPORT_WEIGHT["frames"]
                 path_hit = True
             continue
@@ -273,6 +276,9 @@ def _scaffold_line(line: str) -> bool:
     m = _FRAME_LINE.search(line)
     function = line[m.end():].strip() if m is not None else ""
     return function in SCAFFOLD and not function.startswith("<") or function == "<module>"
+
+
+_IMPORT_CODE = re.compile(r"\s*(?:from\s+[\w.]+\s+)?import\s+[\w(]")  # an import statement as a traceback's code line
 
 
 def _traceback_line(line: str) -> bool:
@@ -531,17 +537,35 @@ def _gates_held(f: Finding) -> int:
 
 
 def _frame_depths(scan: Scan | None) -> dict[str, int]:
-    """Function name -> its depth in the log's crashes (the innermost frame of a traceback is the deepest)."""
-    depth: dict[str, int] = {}
+    """Function name -> its depth in the log's crashes (the innermost frame of a traceback is the deepest); and each
+    frame's (file name, line, function), as a frame line names it, -> its depth."""
+    depth: dict = {}
     for crash in scan.crashes if scan is not None else ():
         for i, frame in enumerate(crash.frames + crash.native, 1):
             depth[frame.function] = max(depth.get(frame.function, 0), i)
+            if frame.line is not None:
+                at = (frame.file.rsplit("/", 1)[-1], frame.line, frame.function)
+                depth[at] = max(depth.get(at, 0), i)
     return depth
 
 
-def _deepest(f: Finding, depth: dict[str, int]) -> int:
-    return max((depth.get(ev.subject, 0) for ev in f.evidence if ev.state == "hit" and ev.subject
-                and ev.clause.endswith("frames")), default=0)
+_FRAME_AT = re.compile(r'File \S*?"?(?:[^"]*/)?(?P<file>[^/"]+\.py)"?, line (?P<line>\d+), in (?P<func>[\w<>.]+)')
+
+
+def _deepest(f: Finding, depth: dict) -> int:
+    """The deepest frame of the crash the finding's evidence names: a frames clause's hit, or a `log` clause's hit on
+    one of the traceback's frame lines (`qwen2_5_vl.py", line 36, in <module>`: the import that failed)."""
+    out = 0
+    for ev in f.evidence:
+        if ev.state != "hit":
+            continue
+        if ev.subject and ev.clause.endswith("frames"):
+            out = max(out, depth.get(ev.subject, 0))
+        elif ev.clause.endswith("log") and ev.line and "line " in ev.line:
+            m = _FRAME_AT.search(ev.line)
+            if m is not None:
+                out = max(out, depth.get((m.group("file"), int(m.group("line")), m.group("func")), 0))
+    return out
 
 
 def _narrower_first(findings: list[Finding]) -> list[Finding]:
