@@ -78,6 +78,11 @@ def diagnose_paths(paths: list[Path], catalog, backend: str | None = None) -> li
     return in_workers(diagnose_path, [str(p) for p in paths], catalog, backend)
 
 
+def records(prefix: str, *lines: str) -> str:
+    """A log whose every line carries the same record prefix."""
+    return "".join(prefix + line + "\n" for line in lines)
+
+
 def cut_traceback(prefix: str, site: str, frames) -> str:
     """A traceback header and its frames, each line behind `prefix`, cut after the last frame's code line (no
     exception line); `frames`: (file under `site`, line, function, code line)."""

@@ -4,6 +4,7 @@ misread, and each test fails on the code before the fix."""
 from qwen3doctor import vocab
 from qwen3doctor.judge.pipeline import diagnose_text
 from qwen3doctor.model import Verdict
+from conftest import records
 
 PREFIX = "(EngineCore_DP0 pid=2718) ERROR 07-31 02:52:28 [core.py:586] "
 TRACEBACK = [
@@ -17,11 +18,6 @@ TRACEBACK = [
     "    self.model_runner.profile_run()",
     "ValueError: the profiling run needs 12 blocks, found 0",
 ]
-
-
-def records(prefix, *lines):
-    """A log whose every line carries the same record prefix."""
-    return "".join(prefix + line + "\n" for line in lines)
 
 
 def own_crashes(report):

@@ -6,7 +6,7 @@ import pytest
 
 from qwen3doctor.judge.pipeline import Overrides, diagnose_text
 from qwen3doctor.model import Verdict
-from conftest import cut_traceback
+from conftest import cut_traceback, records
 
 
 def _fixed_rule_with_log(catalog):
@@ -399,7 +399,8 @@ def test_a_candidate_whose_log_clause_names_the_deepest_frame_goes_first(catalog
     only says "the crash came while the engine's modules were imported", and goes before them whatever their count of
     issues; the import statement, not the frame's name, is what places it."""
     prefix = "ERROR 02-17 09:29:36 registry.py:306] "
-    paste = "".join(prefix + line + "\n" for line in (
+    paste = records(
+        prefix,
         '  File "/usr/lib/python3.12/importlib/__init__.py", line 90, in import_module',
         "    return _bootstrap._gcd_import(name[level:], package, level)",
         '  File "<frozen importlib._bootstrap>", line 1387, in _gcd_import',
@@ -407,7 +408,7 @@ def test_a_candidate_whose_log_clause_names_the_deepest_frame_goes_first(catalog
         '  File "<frozen importlib._bootstrap>", line 488, in _call_with_frames_removed',
         '  File "/opt/venv/lib/python3.12/site-packages/vllm/model_executor/models/qwen2_5_vl.py", line 36, in <module>',
         "    from transformers.models.qwen2_5_vl import (Qwen2_5_VLImageProcessor,",
-    ))
+    )
     report = diagnose_text(paste, catalog)
     assert report.findings and all(f.confidence == "low" for f in report.findings)
     assert report.findings[0].rule_id == "transformers-version-mismatch"
