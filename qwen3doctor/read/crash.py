@@ -44,7 +44,7 @@ def _posix(file: str) -> str:
 # a frame whose line number a tool or the reporter left out: `File "/x/nixl/conn.py", in _init_hetero_tp_prep_handle`
 _FRAME_NO_LINE = re.compile(r'^\s*File\s+"(?P<file>[^"]+)",\s+in\s+(?P<func>[A-Za-z_<][\w<>.]*)\s*$')
 # IPython's / Jupyter's frame: `File ~/env/lib/python3.12/site-packages/litellm/utils.py:1775, in client.<locals>.wrapper(...)`
-FRAME_IPYTHON = _FRAME_IPYTHON = re.compile(r"^\s*File (?P<file>[~/][^:\s]*\.py):(?P<line>\d+), in (?P<func>[A-Za-z_<][\w<>.]*)")
+FRAME_IPYTHON = re.compile(r"^\s*File (?P<file>[~/][^:\s]*\.py):(?P<line>\d+), in (?P<func>[A-Za-z_<][\w<>.]*)")
 # the numbered source lines IPython / Jupyter prints under such a frame (`   1117         ), f"{...} does not support"`,
 # `-> 1113     self.model = ...`, `---> 14     return ...`): code, never what the crash said
 IPYTHON_CODE_LINE = re.compile(r"^\s*(?:-*>\s*)?\d+(?:\s|$)")
@@ -714,7 +714,7 @@ class CrashParser:
             tb.end = line_no
             return
         m = _FRAME.match(text) or _FRAME_NO_LINE.match(text) or (
-            _FRAME_IPYTHON.match(text) if "File ~" in text or ".py:" in text else None) or (
+            FRAME_IPYTHON.match(text) if "File ~" in text or ".py:" in text else None) or (
             _FRAME_BARE.match(text) if ".py, line " in text or ".pyx, line " in text else None)
         if m and (m.group("func") or text.lstrip().startswith("File")):
             if tb is not None and tb.done:
