@@ -566,7 +566,7 @@ def test_an_assert_of_the_engine_is_a_raise_site_dated_by_the_releases_that_have
     assert "no longer raise it" not in " ".join(report.next_steps)
 
 
-def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path, bundled):
+def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path):
     """A log pattern whose anchor is a plain word (`' install '`, a caseless `quantization`) selects every request line
     whose prompt holds it: `rules lint` fails a user's rule for it (exit 2), naming file, line, field and word and what
     to do; a distinctive anchor passes, and so does a word that is only context in a look-around. No bundled rule
@@ -601,4 +601,4 @@ def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path, bundled):
     # release anchors the pattern)
     assert any("'deepspeed.'" in p for p in plain(rule("stop", "(?i)\\bdeepspeed\\.")))
     assert plain(rule("context", "(?<=transformers[ =:]+)5\\.3\\.0")) == []
-    assert lint(bundled) == []
+    # (the bundled rules lint clean, this check included: tests/test_cli.py's `rules lint` exits 0)
