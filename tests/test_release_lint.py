@@ -195,6 +195,8 @@ def test_the_engines_refusal_of_its_own_settings_is_the_diagnosis(bundled):
     assert top.rule_id == "release-index/config" and top.confidence == "medium"
     assert top.title.startswith("vLLM refused its own settings: max_num_batched_tokens (8192) is smaller than max_model_len (9216)")
     assert any(ev.text.startswith("_verify_args: ") for ev in top.evidence)
+    # (Hydra's `Error executing job with overrides: [...]` under it is a line of its own, not the message's rest)
+    assert not any("Error executing job" in ev.text for ev in top.evidence)
     # ... and an error line raised outside the checks (a model's constructor) stays unexplained
     bare = ("INFO 03-02 10:15:20 [api_server.py:1885] vLLM API server version 0.11.0\n"
             "ERROR 03-02 10:15:22 [core.py:708] ValueError: Unsupported activation: gelu. Only silu is supported for now.\n")

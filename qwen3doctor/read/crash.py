@@ -391,6 +391,8 @@ WRAPPER_PATTERNS = re.compile(
     r"Initialization failed\. warmup error|RPC call to \w+ failed|"
     r"ChildProcessError|BrokenProcessPool|Exception in worker \S+ while processing method|"
     r"AsyncLLM output_handler failed|Error raised in subprocess:?$|\bException in thread [\w.-]+|"
+    # Hydra's report that the job (a verl / NeMo-RL trainer) died, printed right under the error it died of
+    r"^Error executing job with overrides: |"
     # vLLM's model inspection runs `python -m vllm.model_executor.models.registry` and reports the child's exit status
     # before quoting its stderr ("Error raised in subprocess:"): the child's own traceback is the crash
     r"CalledProcessError: Command .*'vllm\.model_executor\.models\.registry'\]' returned non-zero exit status|"
