@@ -382,6 +382,8 @@ _QUICK = re.compile(
     rf"\.cuh?:\d+: \w+:$|^{CANN_CODE}(?:: |\[PID)|" + "|".join(re.escape(word) for word in SHAPE_WORDS)
 )
 
+# vLLM's model inspection child exiting non-zero: a wrapper over the child's own traceback (WRAPPER_PATTERNS, _is_wrapper_tb)
+INSPECTION_EXIT = r"CalledProcessError: Command .*'vllm\.model_executor\.models\.registry'\]' returned non-zero exit status"
 WRAPPER_PATTERNS = re.compile(
     r"Engine core initialization failed|EngineDeadError|EngineCore encountered an issue|EngineCore encountered a fatal error|"
     r"EngineCore failed to start|"
@@ -395,7 +397,7 @@ WRAPPER_PATTERNS = re.compile(
     r"^Error executing job with overrides: |"
     # vLLM's model inspection runs `python -m vllm.model_executor.models.registry` and reports the child's exit status
     # before quoting its stderr ("Error raised in subprocess:"): the child's own traceback is the crash
-    r"CalledProcessError: Command .*'vllm\.model_executor\.models\.registry'\]' returned non-zero exit status|"
+    rf"{INSPECTION_EXIT}|"
     # Ray re-raises a task's or an actor's exception in its caller: `RayTaskError(RuntimeError): ray::Actor.f()`
     r"^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b"
 )
@@ -1256,7 +1258,7 @@ def _is_wrapper_tb(crash: Crash) -> bool:
     return bool(crash.exception_type) and re.search(
         r"EngineDeadError|EngineGenerateError|Engine core initialization failed|Engine process failed|Worker failed|"
         r"Error raised in subprocess:?$|^(?:ray\.exceptions\.)?Ray(?:Task|Actor)Error\b|"
-        r"CalledProcessError: Command .*'vllm\.model_executor\.models\.registry'\]' returned non-zero exit status",
+        rf"{INSPECTION_EXIT}",
         f"{crash.exception_type}: {crash.message}",
     ) is not None
 

@@ -26,6 +26,7 @@ SCORE = 0.5  # below a rule with its own crash evidence, above generic candidate
 PYDANTIC_CONFIG = re.compile(r"\bvalidation errors? for (?P<cls>\w*(?:Config|Args))\b.*?\bValue error, (?P<msg>.+)", re.S)
 CHECK_FRAME = re.compile(r"__post_init__|_?(?:verify|validate|check)\w*|_handle_\w+")
 CHECK_MODULES = frozenset({"config", "configs", "server_args", "arg_utils"})  # where the engines check their settings
+CHECK_TYPES = ("ValueError", "AssertionError", "TypeError", "Exception")  # what those checks raise
 FLAG_WORD = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 SNAKE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w(])")
 REMOVED = re.compile(r"\b(?:is|are) no longer supported\b|\b(?:has|have) been (?:re)?moved\b|\bwas removed in\b")
@@ -119,7 +120,7 @@ def _refused_settings(scan: Scan) -> tuple[str, str, str] | None:
         frames = [(f, key) for f in crash.frames if (key := _module(f.file))]
         if crash.complete and frames and CHECK_FRAME.fullmatch(frames[-1][0].function) \
                 and CHECK_MODULES & set(frames[-1][1][1].split(".")[1:]) \
-                and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
+                and crash.exception_type in CHECK_TYPES:
             return frames[-1][1][0], frames[-1][0].function, crash.message.strip()
     return None
 
@@ -322,7 +323,7 @@ def raise_site_notes(scan: Scan, findings: list[Finding], catalog) -> tuple[list
         steps.append(f"rules naming `{func}`: {', '.join(sorted(citing)[:5])} (see `qwen3doctor explain <id>`)")
     module = set(path.rsplit(".", 1)[0].split("/")[1:])
     if CHECK_FRAME.fullmatch(func) and CHECK_MODULES & module and not crash.message_cut \
-            and crash.exception_type in ("ValueError", "AssertionError", "TypeError", "Exception"):
+            and crash.exception_type in CHECK_TYPES:
         # (a check of the engine's own settings raised it, though the paste holds no frame of it: a trainer's log
         # that prints only the error line)
         version = scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
