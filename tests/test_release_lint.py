@@ -603,4 +603,9 @@ def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path):
     # release anchors the pattern)
     assert any("'deepspeed.'" in p for p in plain(rule("stop", "(?i)\\bdeepspeed\\.")))
     assert plain(rule("context", "(?<=transformers[ =:]+)5\\.3\\.0")) == []
+    # a capitalised word is one when it is a whole branch (a prompt's sentence matches it), not when it is the tail
+    # of a class name or a line of its own
+    assert any("'Mooncake'" in p for p in plain(rule("proper", "kv_connector|Mooncake")))
+    assert plain(rule("classname", "(?:Nixl|Mooncake|LMCache)Connector")) == []
+    assert plain(rule("ownline", "^Killed$")) == []
     # (the bundled rules lint clean, this check included: tests/test_cli.py's `rules lint` exits 0)

@@ -417,14 +417,34 @@ _PLAIN_WORD = re.compile(r"\s*[a-z]{3,14}[.,:;!?]?\s*")
 _LOG_FIELD = re.compile(r"(?:match(?:\[\d+\])?|supports)\.log(?:\[\d+\])*")
 
 
-def plain_words(anchors) -> list[str]:
+def plain_words(anchors, pattern=None) -> list[str]:
     """The anchors the prefilter looks for (5+ characters, not in ordinary traffic) that are plain lowercase words
     (`transformers`, a caseless `deepseek`), or such a word with the stop or colon a sentence puts after it
-    (`slime.`, `stream:`): text a request's prompt may hold."""
+    (`slime.`, `stream:`): text a request's prompt may hold. A capitalised word (`Mooncake`, `Ascend`) counts when
+    the compiled `pattern`, if given, matches a sentence of prose that holds it: as a whole branch it does, as the
+    tail of a class name (`(?:Nixl|LMCache)Connector`) or a line of its own (`^Killed$`) it does not."""
     from ..read.scanner import MIN_PREFILTER_ANCHOR, is_noise
 
-    return [a for a, nocase in anchors or () if len(a) >= MIN_PREFILTER_ANCHOR and not is_noise((a, nocase))
-            and _PLAIN_WORD.fullmatch(a if nocase else a.lower()) and (nocase or a.strip().islower())]
+    out = []
+    for a, nocase in anchors or ():
+        if len(a) < MIN_PREFILTER_ANCHOR or is_noise((a, nocase)) or not _PLAIN_WORD.fullmatch(a if nocase else a.lower()):
+            continue
+        if nocase or a.strip().islower() or (pattern is not None and _CAPITALISED.fullmatch(a)
+                                             and _in_prose(pattern, a.strip())):
+            out.append(a)
+    return out
+
+
+_CAPITALISED = re.compile(r"\s*[A-Z][a-z]+[.,:;!?]?\s*")
+
+
+def _in_prose(pattern, word: str) -> bool:
+    """Whether `pattern` matches a prompt's sentence that holds `word` (as a request log line prints it)."""
+    probe = f"Received request chatcmpl-1: prompt: 'Tell me how {word} compares with the rest, in short.', params: ..."
+    try:
+        return bool(pattern.search(probe, timeout=1.0))
+    except TimeoutError:
+        return False
 
 
 def plain_word_problem(words: list[str]) -> str:
@@ -439,7 +459,7 @@ def plain_word_anchors(rule, tree=None) -> list[tuple[int | None, str, list[str]
     """(line, field, words) for each `log` pattern of the rule whose prefilter anchors include plain words. Only
     clauses that feed the prefilter count: one with a pattern that has no anchor at all gives it none (lint_warnings
     says so). The line and field come from the rule's YAML (`tree`, composed) when given."""
-    from ..knowledge.patterns import literal_anchors
+    from ..knowledge.patterns import compile_pattern, literal_anchors
 
     where: dict[str, tuple[int, str]] = {}
     for node, field in _scalars(tree) if tree is not None else ():
@@ -451,7 +471,7 @@ def plain_word_anchors(rule, tree=None) -> list[tuple[int | None, str, list[str]
         if clause.kind != "log" or clause.anchors is None:
             continue
         for source in clause.sources:
-            words = plain_words(literal_anchors(source))
+            words = plain_words(literal_anchors(source), compile_pattern("log", source))
             if words:
                 line, field = where.get(source, (None, clause.name(prefix)))
                 out.append((line, field, words))
