@@ -1583,3 +1583,25 @@ def test_a_supporting_frame_the_match_clause_already_counted_is_not_called_missi
     rm = evaluate(catalog.rules["standalone-compile-fake-tensor-mode-patch-py310"], scan)
     texts = [ev.text for ev in rm.supports if ev.clause == "supports.frames"]
     assert texts and "already counts" in texts[0] and "ends in `get_original`, not in" not in texts[0]
+
+
+def test_a_python_exception_a_native_host_logs_with_its_pybind_stack_is_the_crash(catalog):
+    """Triton's python backend logs, at info level and in a quoted glog message, that the embedded vLLM model failed
+    with a Python exception, its stack after pybind11's `At:` on escaped line breaks; the error record above it says
+    only `NoneType: None`. The exception is the crash, its stack its frames (deepest first in the listing), and the
+    glog quotes are not part of either message."""
+    stub = ('I0311 04:18:07.551930 212 pb_stub.cc:388] "Failed to initialize Python stub: TypeError: '
+            "build_async_engine_client_from_engine_args() got an unexpected keyword argument 'stat_loggers'"
+            "\\n\\nAt:\\n  /usr/lib/python3.12/contextlib.py(105): __init__\\n"
+            "  /opt/tritonserver/backends/vllm/model.py(301): _run_llm_engine\\n"
+            '  /usr/lib/python3.12/asyncio/events.py(103): _run\\n"\n')
+    log = ('I0311 04:18:01.204417 212 model_lifecycle.cc:473] "loading: vllm_model:1"\n'
+           "INFO 03-11 04:18:05 [__init__.py:216] Automatically detected platform cuda.\n"
+           'E0311 04:18:07.551702 212 model.py:248] "[vllm] Failed to start engine: NoneType: None\\n"\n' + stub)
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert crash.exception_type == "TypeError"
+    assert crash.message == "build_async_engine_client_from_engine_args() got an unexpected keyword argument 'stat_loggers'"
+    assert crash.functions == ("_run", "_run_llm_engine", "__init__")
+    # the error record alone: its message without the quotes and the escaped line break
+    alone = diagnose_text(log.split("\n")[2] + "\n", catalog).crashes[0]
+    assert alone.message == "[vllm] Failed to start engine: NoneType: None"

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 
 from ..read import environment as envmod
 from ..knowledge.catalog import PATTERN_TIMEOUT, Catalog
-from ..read.crash import (FRAME_IPYTHON, IPYTHON_CODE_LINE, LEAD_LINES, PROSE_MAX_LINES, QUIET_LEVELS, CrashParser, classify,
-                          lines_above_crash, prose_crash)
+from ..read.crash import (FRAME_IPYTHON, IPYTHON_CODE_LINE, LEAD_LINES, PROSE_MAX_LINES, PYBIND_AT, QUIET_LEVELS, CrashParser,
+                          classify, lines_above_crash, prose_crash)
 from .combination import GATES
 from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits, when_states
 from ..model import Crash, Environment, Fact, Report, Scan, Verdict
@@ -94,8 +94,9 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
         if len(phases) > MAX_PHASES:
             del phases[: MAX_PHASES // 2]
     if why & (CRASH | RULE) or parser.reading(process):
-        if 'File \\"' in text or "\\n" in text and "Traceback" in text:
-            # a traceback inside a JSON string (escaped newlines and quotes), or one of its frame lines
+        if 'File \\"' in text or "\\n" in text and ("Traceback" in text or f"\\n{PYBIND_AT}\\n" in text):
+            # a traceback inside a JSON string (escaped newlines and quotes), or one of its frame lines; an exception
+            # pybind11 passed through C++ with its stack (`TypeError: ...\\n\\nAt:\\n  /x/model.py(301): f\\n`)
             for piece in text.replace('\\"', '"').split("\\n"):
                 parser.feed(line_no, process, piece, process is not None, record, bool(why & FOLLOWS))
         else:

@@ -99,6 +99,9 @@ _DEATH = re.compile(r"^(?:\S+: line \d+: +\d+ +)?(?:Segmentation fault|Aborted|B
 # (the thread's id may be redacted or left out by the paster: `Thread <pid> (active)`, `Thread (active+gil)`)
 _PYSPY_HEAD = re.compile(r'^Thread(?: \S+)? \((?P<state>active|idle)(?:\+gil)?\)(?:: "[^"]*")?$')
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>[A-Za-z_<][\w<>.]*) \((?P<file>[^()\s:]+\.pyx?|<\w+>):(?P<line>\d+)\)\s*$")
+# pybind11's stack of a Python exception it passed through C++: `At:`, then `  /x/model.py(301): _run_llm_engine`
+PYBIND_AT = "At:"
+_PYBIND_FRAME = re.compile(r"^\s+(?P<file>[^\s()]+\.pyx?)\((?P<line>\d+)\): (?P<func>[A-Za-z_<][\w<>.]*)\s*$")
 _PYSPY_NATIVE = re.compile(r"^\s+(?P<name>\S.*?) \((?P<lib>[\w.+-]+\.so[\w.]*)\)\s*$")
 # native frames: a C++ backtrace (`frame #3: void ns::kernel<...>(...) + 0x1a`), cuda-gdb (`#0  0x... in kernel<...>`),
 # compute-sanitizer (`=========     at 0x1b0 in file.cu:88:void ns::kernel(...)` or `at void ns::kernel(...)+0x1a`)
@@ -466,6 +469,10 @@ _CANN_SOURCE_RE = re.compile(_CANN_SOURCE)
 QUIET_LEVELS = ("WARNING", "WARN", "INFO", "DEBUG")
 # a glog record of a C / C++ / CUDA source file (prefixes.peel_record: `glog E tcp_transport.cpp:480`)
 _NATIVE_RECORD = re.compile(r"glog [WEIFVD] \S+\.(?:cc|cpp|cxx|c|cu|cuh|h|hpp):\d+$")
+# a native host's record that the Python code it embeds failed, and with what (Triton's python backend logs, at info
+# level, `Failed to initialize Python stub: TypeError: ...` and then unloads the model): a Python exception, whatever
+# the record's level
+_EMBEDDED_PYTHON_FAILURE = re.compile(r"^Failed to (?:initialize|load|execute|run) [\w ]{2,40}: (?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): ")
 # a server's error response, `{'object': 'error', 'message': "...", 'type': 'BadRequestError', ...}`, and its JSON form
 # (the `object` field may be missing; then the type must read as an exception's: `BadRequestError`)
 _ERROR_OBJECT = re.compile(
@@ -615,6 +622,7 @@ class CrashParser:
         self._raised: dict[str | None, tuple[int, str]] = {}  # a quoted `raise X(` line not yet followed by X's line
         self._hang_until: dict[str | None, int] = {}  # the last line of a stream's faulthandler dump of a hang
         self._eof_line = 0
+        self._pybind: dict[str | None, int] = {}  # the crash (index) whose pybind11 `At:` stack is being read
         self.dropped = 0
 
     # -- feeding ---------------------------------------------------------------------------------
@@ -655,6 +663,10 @@ class CrashParser:
         if before is not None and before[0] == line_no - 1 and text.lstrip().startswith('"type"') \
                 and before[1].lstrip().startswith('"message"'):
             text = f"{before[1].strip()} {text.strip()}"  # a pretty-printed error response, read as its one-line form
+        if process in self._pybind or text.strip() == PYBIND_AT:
+            if self._pybind_line(process, text, line_no):
+                return
+            tb = self._open.get(process)
         if tb is None and not _QUICK.search(text):
             if record is not None and _error_record(record) and text.strip():
                 self._record(line_no, process, text.strip(), record)
@@ -886,7 +898,7 @@ class CrashParser:
                 and record.startswith(QUIET_LEVELS):
             m = None  # (a warning about an optional import)
         if m is not None and m.start() > 0 and record is not None and _NATIVE_RECORD.match(record) \
-                and not re.match(_DEVICE_ERROR, m.group("m")):
+                and not re.match(_DEVICE_ERROR, m.group("m")) and not _EMBEDDED_PYTHON_FAILURE.search(text):
             # a C++ library's record quoting an exception's what() mid-line (Mooncake's transport: `... encountered an
             # ASIO exception. ... Exception: connect: Cannot assign requested address`): no Python exception, the
             # line is the library's error as it stands
@@ -1007,6 +1019,30 @@ class CrashParser:
             self._native(process, tb, native.group("name"), text.strip())
             tb.frame_indent = _indent(text)
         tb.end = line_no
+        return True
+
+    def _pybind_line(self, process: str | None, text: str, line_no: int) -> bool:
+        """pybind11's account of a Python exception that crossed C++ (`TypeError: ...`, a blank line, `At:`, then the
+        stack most recent call first, `  /x/backends/vllm/model.py(301): _run_llm_engine`): the stack is that
+        exception's frames. True when the line was one of them (or the `At:` over them)."""
+        if text.strip() == PYBIND_AT:
+            if process in self._open:
+                self._close(process)
+            last = self._last_crash_of(process)
+            if last is not None and not last.frames and 0 <= line_no - last.last_line <= 2:
+                self._pybind[process] = len(self._crashes) - 1 - self._crashes[::-1].index(last)
+                return True
+            self._pybind.pop(process, None)
+            return False
+        f = _PYBIND_FRAME.match(text)
+        if f is None:
+            del self._pybind[process]
+            return False
+        i = self._pybind[process]
+        crash = self._crashes[i]
+        if len(crash.frames) < MAX_FRAMES:  # (most recent first: the deepest frames are the first ones)
+            frame = Frame(_posix(f.group("file")), int(f.group("line")), f.group("func"))
+            self._crashes[i] = replace(crash, frames=(frame,) + crash.frames, last_line=max(crash.last_line, line_no))
         return True
 
     # -- closing ---------------------------------------------------------------------------------

@@ -207,6 +207,10 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             break
         else:
             break
+    if record is not None and record.startswith("glog ") and rest[:1] == '"' and len(rest) > 2:
+        # newer glog builds (Triton's server) print the message as a quoted string, escapes kept: without its quotes
+        # and its closing line break (`"[vllm] Failed to start engine: ...\n"`; a line cut short keeps no closing one)
+        rest = rest[1:-1].removesuffix("\\n") if rest.endswith('"') else rest[1:]
     return process, rest, record if record is not None else own
 
 
