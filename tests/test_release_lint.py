@@ -609,3 +609,22 @@ def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path):
     assert plain(rule("classname", "(?:Nixl|Mooncake|LMCache)Connector")) == []
     assert plain(rule("ownline", "^Killed$")) == []
     # (the bundled rules lint clean, this check included: tests/test_cli.py's `rules lint` exits 0)
+
+
+def test_a_call_from_outside_the_engine_its_signature_refuses_is_a_release_skew(bundled):
+    """`LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` raised at a trainer's call into vLLM (the
+    keyword is gone from the installed release), or Triton's backend passing `stat_loggers`: the caller and the engine
+    were written for different releases, a low candidate from the release index naming both. The same TypeError at a
+    call the engine's own code makes (its parser's constructor) is that release's bug, not a skew: no finding."""
+    report = _diagnose("vllm/release-index--llm-generate-keyword-removed-verl-rollout.log", bundled)
+    top = report.findings[0]
+    assert top.rule_id == "release-index/signature" and top.confidence == "low"
+    assert top.title.startswith("vLLM 0.11.0's `LLM.generate()` takes no keyword `prompt_token_ids`, which `verl` passes")
+    assert any("defined in `vllm.entrypoints.llm`" in ev.text and "vllm_rollout.py, line 265" in ev.text for ev in top.evidence)
+    tail = "TypeError: OpenAIServingChat.__init__() got an unexpected keyword argument 'tool_server'\n"
+    for site, expected in (("/opt/tritonserver/backends/vllm/model.py", True),
+                           ("/src/vllm/vllm/entrypoints/openai/api_server.py", False)):
+        text = (f'Traceback (most recent call last):\n  File "{site}", line 301, in init_app_state\n'
+                f"    state.openai_serving_chat = OpenAIServingChat(\n" + tail)
+        found = [f for f in diagnose_text(text, bundled).findings if f.rule_id == "release-index/signature"]
+        assert bool(found) == expected, site

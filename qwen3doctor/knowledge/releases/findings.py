@@ -9,9 +9,9 @@ from ..generic import GENERIC_FRAMES
 from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
-from .generic import (TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, KWARG_ENGINE, MISSING_MODULE, UNEXPECTED_KWARG, UNRECOGNIZED,
-                      UNSUPPORTED_ARCH, architecture_lines, choice_lines, flag_lines, ignored_variables, import_lines,
-                      raise_sites, rejected_arguments)
+from .generic import (CALL_MISMATCH, TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, KWARG_ENGINE, MISSING_MODULE, UNEXPECTED_KWARG,
+                      UNRECOGNIZED, UNSUPPORTED_ARCH, architecture_lines, callee_modules, choice_lines, engine_module,
+                      flag_lines, ignored_variables, import_lines, raise_sites, rejected_arguments)
 
 # a line one of the index's readings of a refusal can take (a rejected flag, keyword or value, an unregistered
 # architecture, a missing engine module): their own patterns, joined
@@ -168,6 +168,50 @@ def _unknown_keyword_finding(engine: str, name: str, line: str) -> Finding:
     return _finding("flag", title, engine, lines, fixes, "low")
 
 
+# where Python itself lives: a call site there (contextlib, asyncio, functools) passes on a call, it does not make it
+_STDLIB = re.compile(r"/(?:usr/(?:local/)?)?lib(?:64)?/python3\.\d+/(?!site-packages/|dist-packages/)|^<frozen ")
+_PASS_THROUGH = frozenset({"inner", "wrapper", "_wrapper", "wrapped", "_fn", "decorate_context", "sync_wrapper"})
+# the caller's package: the folder below site-packages, else the file's own folder
+_PACKAGE = re.compile(r"(?:site|dist)-packages/(?P<pkg>[\w.-]+)/")
+
+
+def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
+    """A call from outside the engine into an engine function whose signature refuses its arguments
+    (`build_async_engine_client_from_engine_args() got an unexpected keyword argument 'stat_loggers'` from Triton's
+    vLLM backend, `LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` from a trainer): the calling
+    package and the installed engine were written for different releases. None when the call site is the engine's own
+    code (a bug of that release), or the callee is no function of the engine by the release index."""
+    m = CALL_MISMATCH.search(crash.message) if crash.exception_type and crash.exception_type.endswith("TypeError") else None
+    if m is None or UNEXPECTED_KWARG.search(crash.message):
+        return None
+    # (the call site: the deepest frame that neither Python's own code nor a pass-through decorator of the engine
+    # made, `vllm/utils/__init__.py, in inner: return fn(*args, **kwargs)` under a deprecation marker)
+    site = next((f for f in reversed(crash.frames) if f.file and not _STDLIB.search(f.file)
+                 and not (f.function in _PASS_THROUGH and engine_module(f.file) is not None)), None)
+    if site is None or engine_module(site.file) is not None:
+        return None
+    engines = [e for e in ([scan.environment.get("engine")] + ["vllm", "sglang"]) if e in LABEL]
+    engine = next((e for e in dict.fromkeys(engines) if callee_modules(e, m.group("callee"))), None)
+    if engine is None:
+        return None
+    label, version = LABEL[engine], scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
+    where = callee_modules(engine, m.group("callee"))
+    pkg = _PACKAGE.search(site.file)
+    caller = pkg.group("pkg") if pkg else site.file.rpartition("/")[0] or site.file
+    callee, release = m.group("callee"), f"{label} {version}" if version else label
+    what = (f"takes no keyword `{m.group('kw')}`, which `{caller}` passes" if m.group("kw") else
+            f"wants {m.group('missing')}, which `{caller}` does not pass" if m.group("missing") else
+            f"takes another number of positional arguments than `{caller}` passes")
+    lines = [f"{crash.exception_type}: {crash.message}"[:240],
+             f"`{callee}` is {label}'s (defined in {', '.join(f'`{w}`' for w in where[:2])}); the call is made by "
+             f"{site.file}, line {site.line}, in {site.function}, which is not {label}'s own code"]
+    fixes = [Fix(f"Install the {label} release that `{caller}` was written for (its requirements or release notes), or "
+                 f"upgrade `{caller}` to a version made for {release if version else 'the installed ' + label}", "",
+                 "a reinstall")]
+    title = f"{release}'s `{callee}()` {what}: the two were written for different {label} releases"
+    return _finding("signature", title, engine, lines, fixes, "low")
+
+
 def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     """(findings, warnings) the release index gives on this log."""
     lines = _lines(scan)
@@ -175,7 +219,8 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     env_lines = [ln for ln in lines if ENV_TRIGGER.search(ln)]
     removed = [c for c in scan.crashes if c.message and REMOVED.search(c.message)]
     refused = _refused_settings(scan)
-    if not triggered and not env_lines and not removed and refused is None:
+    mismatched = [c for c in scan.crashes[:4] if c.message and "()" in c.message and CALL_MISMATCH.search(c.message)]
+    if not triggered and not env_lines and not removed and refused is None and not mismatched:
         return [], []
     if not available():
         return [], []
@@ -264,6 +309,11 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
             seen.add(imported[1])
     for crash in removed[:2]:
         found = _removal_finding(scan, crash.message)
+        if found is not None and found.title not in seen:
+            seen.add(found.title)
+            findings.append(found)
+    for crash in mismatched:
+        found = _call_mismatch_finding(scan, crash)
         if found is not None and found.title not in seen:
             seen.add(found.title)
             findings.append(found)

@@ -4,6 +4,7 @@ raise site of a crash message."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...versions import parse_version
 from . import ENGINES, LABEL, PLUGIN_PREFIXES, available, flag_fact, position, releases, requirement, span_text, table
@@ -243,6 +244,9 @@ GENERIC_IDS = {
                             "flags it names with the releases that accept them",
     "release-index/removed": "the engine's own message that something was removed or moved, dated by the first "
                              "release that raises it, with a pin to the release before",
+    "release-index/signature": "a call from another package (a trainer, a serving backend, a plugin) into an engine "
+                               "function whose signature refuses its arguments (`LLM.generate() got an unexpected "
+                               "keyword argument 'prompt_token_ids'`): the two were written for different releases",
 }
 
 
@@ -467,3 +471,45 @@ def _defined_at(engine: str, name: str, pos: int) -> list[str]:
     suffix = f":{name}"
     return sorted(k[: -len(suffix)] for k, iv in t.facts.items()
                   if k.endswith(suffix) and any(iv[i] <= pos <= iv[i + 1] for i in range(0, len(iv), 2)))
+
+
+# a call whose arguments the callee's signature refuses: `build_async_engine_client_from_engine_args() got an unexpected
+# keyword argument 'stat_loggers'`, `LLM.generate() missing 1 required positional argument: 'prompts'`
+CALL_MISMATCH = re.compile(r"(?P<callee>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\(\) (?:got an unexpected keyword argument '(?P<kw>\w+)'"
+                           r"|missing \d+ required (?:positional|keyword-only) arguments?: (?P<missing>'\w+'(?:,? (?:and )?'\w+')*)"
+                           r"|takes (?:from )?\d+ (?:to \d+ )?positional arguments? but \d+ (?:were|was) given)")
+# the folder an engine's package starts at, anywhere in a path (`.../site-packages/vllm/`, a checkout's `vllm/vllm/`)
+_ENGINE_DIR = re.compile(r"(?:^|(?<=/))(?P<engine>vllm|sglang)/")
+
+
+def engine_module(file: str) -> tuple[str, str] | None:
+    """(engine, module) when `file` is one of an engine's own modules by the release index: the path below a
+    `vllm/` or `sglang/` folder names a module some release defines (`/opt/tritonserver/backends/vllm/model.py` is
+    Triton's backend, not `vllm.model`; in a checkout, `/src/vllm/vllm/v1/x.py` is `vllm.v1.x`)."""
+    path = file.replace("\\", "/")
+    if not path.endswith(".py"):
+        return None
+    for m in _ENGINE_DIR.finditer(path):
+        engine = m.group("engine")
+        module = engine + "." + path[m.end():-3].replace("/", ".").removesuffix(".__init__")
+        if table(engine, "func") is not None and any(k.startswith((module + ":", module + ".")) for k in _modules(engine)):
+            return engine, module
+    return None
+
+
+@lru_cache(maxsize=2)
+def _modules(engine: str) -> tuple[str, ...]:
+    t = table(engine, "func")
+    return tuple(sorted({k.split(":", 1)[0] + ":" for k in t.facts})) if t else ()
+
+
+def callee_modules(engine: str, callee: str) -> list[str]:
+    """The engine modules that define the function (or, for `Class.method`, the class and that method) `callee`."""
+    t = table(engine, "func")
+    if t is None:
+        return []
+    *owner, name = callee.split(".")
+    mods = {k.split(":", 1)[0] for k in t.facts if k.endswith(":" + name)}
+    if owner:
+        mods = {m for m in mods if f"{m}:{owner[-1]}" in t.facts}
+    return sorted(mods)
