@@ -104,6 +104,7 @@ class Fix:
     cost: str
     engine_version: str = ""  # the releases this spelling of the fix works on (PEP 440 range); "" = the rule's window
     drop: tuple[str, ...] = ()  # flags of the user's command this fix takes out of {serve_args} (`--kv-transfer-config`)
+    platforms: tuple[str, ...] = ()  # the platforms the fix is for (`cpu`); () = any. Hidden on a log of another platform
 
 
 @dataclass(frozen=True)

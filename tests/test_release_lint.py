@@ -534,6 +534,34 @@ def test_a_fix_whose_own_range_excludes_the_logged_release_is_not_shown(bundled)
     assert not any("before vLLM 0.22.0" in t for t in titles("0.23.0"))
 
 
+def test_a_fix_for_another_platform_is_not_shown(bundled, tmp_path):
+    """A fix marked `platform: [cpu]` (a CPU build's remedy) is left out on a CUDA log, shown on a CPU log and on a log
+    that names no platform; a fix for CUDA only is left out on the CPU log. A bad platform name is a rule error."""
+    from qwen3doctor.errors import RuleError
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    message = ("ValueError: torch.bfloat16 is not supported for quantization method gptq. Supported dtypes: "
+               "[torch.float16]\n")
+
+    def titles(platform_line):
+        top = diagnose_text(platform_line + message, bundled).findings[0]
+        assert top.rule_id == "quant-method-rejects-model-dtype"
+        return " | ".join(f.title for f in top.fixes)
+
+    cuda = titles("INFO 05-05 11:42:07 [__init__.py:239] Automatically detected platform cuda.\n")
+    cpu = titles("INFO 05-05 11:42:07 [__init__.py:239] Automatically detected platform cpu.\n")
+    none = titles("")
+    assert "vLLM CPU backend 0.6.3 or older" not in cuda and "leave --quantization out" in cuda
+    assert "vLLM CPU backend 0.6.3 or older" in cpu and "leave --quantization out" not in cpu
+    assert "vLLM CPU backend 0.6.3 or older" in none and "leave --quantization out" in none
+    rule = (LOGS.parent.parent / "rules" / "common" / "quant-method-rejects-model-dtype.yaml").read_text()
+    folder = tmp_path / "rules" / "common"
+    folder.mkdir(parents=True)
+    (folder / "bad.yaml").write_text(rule.replace("platform: [cpu]", "platform: [gpu]").replace("../../examples", str(LOGS.parent)))
+    with pytest.raises(RuleError, match=r"bad\.yaml:\d+: fixes\[\d\]\.platform: must be a non-empty list of platforms"):
+        load_catalog([tmp_path / "rules"])
+
+
 def test_lint_advises_against_engine_steps_as_supporting_frames(bundled):
     # an engine step (load_model, init_device, capture_model, execute_model ...) as a supporting frame makes a rule a
     # candidate for every cut traceback through it; lint says so, as advice

@@ -685,7 +685,7 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
     releases is dropped; a command whose flag, value or variable the version lacks is replaced by what it needs;
     with no version, what it needs stands next to the command. The index is read only when a fix names a flag
     or a variable."""
-    fixes = _in_own_range(rule, env)
+    fixes = _on_platform(_in_own_range(rule, env), env)
     if not any(_RELEASE_FACTS.search(f.command) for f in fixes):
         return fixes
     from ..knowledge.releases import LABEL, command_engine, fit_fix
@@ -719,6 +719,14 @@ def versioned_fixes(rule, env: Environment) -> list[Fix]:
             out.append(f)
     # every spelling of a fix dropped: keep the rule's fixes rather than none
     return out or list(rule.fixes)
+
+
+def _on_platform(fixes: list[Fix], env: Environment) -> list[Fix]:
+    """The fixes for the log's platform: one written for another platform (a CPU build's fix on a CUDA log) is left
+    out; with no platform in the log, all of them (and all of them when that would leave none)."""
+    platform = env.get("platform")
+    kept = [f for f in fixes if not f.platforms or not platform or platform in f.platforms]
+    return kept or fixes
 
 
 def _in_own_range(rule, env: Environment) -> list[Fix]:

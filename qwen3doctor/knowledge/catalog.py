@@ -36,7 +36,7 @@ TOP_FIELDS = (
 REQUIRED = ("title", "status", "references", "cause", "fixes", "tests")
 CLAUSES = ("frames", "exception", "message", "log")
 WHEN_FIELDS = ("engine_version", "quantization", "gpu", "compute_capability", "platform", "flags", "not_flags", "env")
-FIX_FIELDS = ("title", "command", "cost", "engine_version", "drop")
+FIX_FIELDS = ("title", "command", "cost", "engine_version", "drop", "platform")
 FIXED_IN_FIELDS = ("version", "pr")
 TEST_FIELDS = ("match", "no_match")
 REFERENCE = regex.compile(r"^(?:vllm|sglang)#\d+$|^[\w.-]+/[\w.-]+#\d+$")
@@ -512,8 +512,17 @@ def _fixes(c: _Checker, node: _Node | None) -> tuple[Fix, ...]:
                 c.err(node_drop.line, f"fixes[{i}].drop", "takes flags out of {serve_args}: the command must use it")
             else:
                 drop = tuple(flags)
+        platforms: tuple[str, ...] = ()
+        node_platform = item.value.get("platform")
+        if node_platform is not None:
+            names = [sub.value for sub in node_platform.value] if isinstance(node_platform.value, list) else None
+            if not names or not all(isinstance(n, str) and n in vocab.PLATFORMS for n in names):
+                c.err(node_platform.line, f"fixes[{i}].platform",
+                      f"must be a non-empty list of platforms (known: {', '.join(vocab.PLATFORMS)})")
+            else:
+                platforms = tuple(names)
         out.append(Fix(title or "", str(command.value or "") if command else "", str(cost.value or "") if cost else "",
-                       fix_range, drop))
+                       fix_range, drop, platforms))
     return tuple(out)
 
 
