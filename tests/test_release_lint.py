@@ -562,6 +562,15 @@ def test_a_fix_for_another_platform_is_not_shown(bundled, tmp_path):
         load_catalog([tmp_path / "rules"])
 
 
+def test_a_pin_to_the_logged_release_leaves_out_its_local_build_tag(bundled):
+    """vllm-ascend builds vLLM as `0.9.1+empty`: a fix that pins the logged release pins `vllm==0.9.1`, which the
+    package index has; the environment still shows the version as logged."""
+    report = _diagnose("common/torch-custom-op-registered-twice--vllm-ascend-0.9.1-c-namespace-cpu-build-abort.log", bundled)
+    assert report.environment.get("engine_version") == "0.9.1+empty"
+    commands = " ".join(f.command for f in report.findings[0].fixes)
+    assert '"vllm==0.9.1"' in commands and "+empty" not in commands
+
+
 def test_lint_advises_against_engine_steps_as_supporting_frames(bundled):
     # an engine step (load_model, init_device, capture_model, execute_model ...) as a supporting frame makes a rule a
     # candidate for every cut traceback through it; lint says so, as advice

@@ -757,6 +757,13 @@ def serve_arguments(command: str) -> list[str]:
     return read_command(command).arguments()
 
 
+def _release_of(version: str) -> str:
+    """The version as a pin names it: without a local build tag (`0.9.1+empty`, a platform plugin's build of the
+    engine, `0.11.0+cu128`), which no package index or image tag carries."""
+    parsed = parse_version(version) if version else None
+    return parsed.public if parsed is not None and parsed.local else version
+
+
 def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str]:
     model = env.get("model")
     command = env.get("serve_command") or ""
@@ -764,7 +771,7 @@ def placeholder_values(env: Environment, fixed_in: dict | None) -> dict[str, str
     return {
         "model": str(model) if model else "<model>",
         "serve_args": shlex.join(args) if args else "<your other flags>",
-        "engine_version": str(env.get("engine_version") or "<version>"),
+        "engine_version": _release_of(str(env.get("engine_version") or "")) or "<version>",
         "tp": str(env.get("tp") or "<tp>"),
         "fixed_version": str((fixed_in or {}).get("version") or "<fixed version>"),
     }
