@@ -170,6 +170,8 @@ def _unknown_keyword_finding(engine: str, name: str, line: str) -> Finding:
 
 # where Python itself lives: a call site there (contextlib, asyncio, functools) passes on a call, it does not make it
 _STDLIB = re.compile(r"/(?:usr/(?:local/)?)?lib(?:64)?/python3\.\d+/(?!site-packages/|dist-packages/)|^<frozen ")
+# torch's own plumbing between a caller and the module it calls (`nn.Module._call_impl`, Dynamo's frames)
+_TORCH = re.compile(r"(?:^|/)torch/(?:nn/modules/|_dynamo/|fx/|utils/_contextlib)")
 _PASS_THROUGH = frozenset({"inner", "wrapper", "_wrapper", "wrapped", "_fn", "decorate_context", "sync_wrapper"})
 # the caller's package: the folder below site-packages, else the file's own folder
 _PACKAGE = re.compile(r"(?:site|dist)-packages/(?P<pkg>[\w.-]+)/")
@@ -184,15 +186,15 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     m = CALL_MISMATCH.search(crash.message) if crash.exception_type and crash.exception_type.endswith("TypeError") else None
     if m is None or UNEXPECTED_KWARG.search(crash.message):
         return None
-    # (the call site: the deepest frame that neither Python's own code nor a pass-through decorator of the engine
-    # made, `vllm/utils/__init__.py, in inner: return fn(*args, **kwargs)` under a deprecation marker)
-    site = next((f for f in reversed(crash.frames) if f.file and not _STDLIB.search(f.file)
+    # (the call site: the deepest frame that neither Python's own code, torch's module-call plumbing nor a
+    # pass-through decorator of the engine made, `vllm/utils/__init__.py, in inner: return fn(*args, **kwargs)`)
+    site = next((f for f in reversed(crash.frames) if f.file and not _STDLIB.search(f.file) and not _TORCH.search(f.file)
                  and not (f.function in _PASS_THROUGH and engine_module(f.file) is not None)), None)
     if site is None or engine_module(site.file) is not None:
         return None
-    engines = [e for e in ([scan.environment.get("engine")] + ["vllm", "sglang"]) if e in LABEL]
-    engine = next((e for e in dict.fromkeys(engines) if callee_modules(e, m.group("callee"))), None)
-    if engine is None:
+    # (the log must show the engine ran: a name such as `LLM.chat` is also other libraries' own)
+    engine = scan.environment.get("engine")
+    if engine not in LABEL or not callee_modules(engine, m.group("callee")):
         return None
     label, version = LABEL[engine], scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
     where = callee_modules(engine, m.group("callee"))
