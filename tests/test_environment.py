@@ -328,6 +328,16 @@ def test_tesla_and_quadro_cards_are_read_without_the_vendor_in_front():
     assert env_of("Our fleet's Tesla Model 3 telemetry service calls vllm serve Qwen/Qwen3-8B\n").get("gpu") is None
 
 
+def test_sglang_float16_fallback_line_is_a_threshold_not_the_gpu_capability():
+    # SGLang logs "Compute capability below sm80" on every pre-Ampere card: the sm80 is the threshold, so the V100
+    # named beside it keeps its own 7.0 (rules gated on compute_capability < 7.5 depend on it)
+    log = ("[2025-10-08 09:14:37] Compute capability below sm80. Use float16 due to lack of bfloat16 support.\n"
+           "Tesla V100-PCIE-16GB, 7.0\n")
+    assert env_of(log).get("compute_capability") == "7.0"
+    assert env_of("[2025-10-08 09:14:37] Compute capability below sm80. Use float16 due to lack of bfloat16 "
+                  "support.\n").get("compute_capability") is None
+
+
 def test_facts_from_what_engines_and_launchers_print_around_a_crash():
     # each line alone, from real pastes that showed no other sign of the fact
     assert env_of("[2026-01-01 00:00:00] Received sigquit from a child process. It usually means the child failed."

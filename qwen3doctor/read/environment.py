@@ -241,7 +241,8 @@ def _vendor_name(short: str) -> str:
 _GPU_SIZE = re.compile(r"(?<![\w.])(\d{2,3})\s?GB\b")  # the memory a GPU's name states
 _GPU_COUNT = re.compile(r"(?P<n>\d+)\s*x\s*(?:NVIDIA|AMD|H\d|A\d|B\d)|GPU (?P<list>\d+(?:,\d+)+):")
 # a requirement stated around a compute capability
-_CC_NEEDED = re.compile(rf"(?i)\b(?:{_NEEDS}|at least|minimum|or (?:higher|newer|above|later)|and (?:above|later|newer))\b|>=")
+_CC_NEEDED = re.compile(rf"(?i)\b(?:{_NEEDS}|at least|minimum|below|or (?:higher|newer|above|later)|and (?:above|later|newer))\b|>=")
+# (SGLang's `Compute capability below sm80. Use float16 ...` names a threshold, not the GPU)
 # (not a list of targets a kernel supports, `(sm100/sm103 + CUDA 13 ...)`: that is what it needs, not the GPU)
 _CC = re.compile(r"Compute Capability:?\s*(?P<cc>\d+\.\d+)|compute capability (?P<cc2>\d+\.\d+)|"
                  r"(?<!/)sm_?(?P<sm>\d{2,3})\b(?!\s*/\s*sm)|\(sm(?P<sm2>\d{2,3})\)(?!\s*/)")
