@@ -324,6 +324,8 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # a C / CUDA compiler stopping on a header it cannot find (a JIT build: FlashInfer, Triton's launcher, DeepGEMM)
     (r"(?<=: )fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory|"
      r"^fatal error: [\w./-]+\.(?:h|hpp|cuh|hxx): No such file or directory", ("fatal error: ",)),
+    # gcc's / nvcc's last word after a fatal error (the header line above it may be cut from the paste)
+    (r"^compilation terminated\.$", ("compilation terminated",)),
     # nvcc's first error (`kernel.cu(112): error: ...`) and its summary of a failed compilation (a JIT build)
     (r"^\S+\.(?:cu|cuh|cpp|cc|c|h|hpp)\(\d+\): error: .+", ("): error: ",)),
     (r"^\d+ errors? detected in the compilation of \".+", (" detected in the compilation of ",)),
