@@ -4,7 +4,7 @@ misread, and each test fails on the code before the fix."""
 from qwen3doctor import vocab
 from qwen3doctor.judge.pipeline import diagnose_text
 from qwen3doctor.model import Verdict
-from conftest import records
+from conftest import cut_traceback, records
 
 PREFIX = "(EngineCore_DP0 pid=2718) ERROR 07-31 02:52:28 [core.py:586] "
 TRACEBACK = [
@@ -1605,3 +1605,26 @@ def test_a_python_exception_a_native_host_logs_with_its_pybind_stack_is_the_cras
     # the error record alone: its message without the quotes and the escaped line break
     alone = diagnose_text(log.split("\n")[2] + "\n", catalog).crashes[0]
     assert alone.message == "[vllm] Failed to start engine: NoneType: None"
+
+
+def test_a_traceback_cut_inside_its_next_frame_line_names_that_frame_by_the_call_above_it(catalog):
+    """A paste that stops in the middle of a frame line (`File "/root/anaconda3/`), right under the code line that
+    made the call (`self._init_pooler(vllm_config, prefix=prefix)`): that call names the frame the cut hid, and a rule
+    whose frames name it exactly stands on it, as a low-confidence candidate (the exception is not shown). A code
+    line that calls nothing by name leaves it unknown."""
+    prefix = "(EngineCore_DP0 pid=4410) "
+    site = "/opt/venv/lib/python3.12/site-packages/vllm"
+    head = cut_traceback(prefix, site, [
+        ("v1/engine/core.py", 699, "run_engine_core", "engine_core = EngineCoreProc(*args, **kwargs)"),
+        ("model_executor/model_loader/utils.py", 64, "initialize_model", "return model_class(vllm_config=vllm_config, prefix=prefix)"),
+        ("model_executor/models/adapters.py", 189, "__init__", "self._init_pooler(vllm_config, prefix=prefix)")])
+    log = head + prefix + '  File "/opt/venv/\n'
+    report = diagnose_text(log, catalog)
+    crash = report.crashes[0]
+    assert not crash.complete and crash.next_call == "_init_pooler"
+    top = report.findings[0]
+    assert top.rule_id == "pooling-converter-on-generate-runner-no-pooler-config" and top.confidence == "low"
+    assert any("cut on its call to `_init_pooler`" in ev.text for ev in top.evidence)
+    plain = diagnose_text(log.replace("self._init_pooler(vllm_config, prefix=prefix)", "pooler = None"), catalog)
+    assert plain.crashes[0].next_call == ""
+    assert not any(f.rule_id == "pooling-converter-on-generate-runner-no-pooler-config" for f in plain.findings)

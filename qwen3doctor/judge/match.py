@@ -453,6 +453,17 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                         if not hit.generic:
                             return hit
                         generic_hit = generic_hit or hit
+        for crash in crashes if search else ():
+            # a traceback cut on the code line under its last frame names the frame below the cut (`self._init_pooler(
+            # vllm_config)`): a rule that names that function exactly stands on it, as on a frame line
+            name = crash.next_call
+            if name and not crash.complete and not any(f.function == name for f in crash.frames):
+                for pat, src in candidates(clause, name, name.lower()):
+                    if _search(pat, name, rule_id, src, full=True):
+                        hit = _hit(label, f"the traceback{_where(crash)} is cut on its call to `{name}`, the next frame",
+                                   clause, src, name)
+                        if not hit.generic:
+                            return hit
         if generic_hit is not None:
             return generic_hit
         complete = [c for c in crashes if c.complete and c.frames and c.role != "consequence"]

@@ -594,6 +594,11 @@ def _callee(tb: "_Open") -> str:
     frames, code = tb.last_code
     if not tb.frames or frames != len(tb.frames) or tb.frames[-1].function == "?":
         return "?"
+    return _call_in(code)
+
+
+def _call_in(code: str) -> str:
+    """The function a code line calls (a method call first), or "?"."""
     calls = [(m.group("dot"), m.group("name")) for m in _CALL.finditer(code) if m.group("name") not in _NOT_CALLEES]
     methods = [name for dot, name in calls if dot]
     return methods[0] if methods else calls[0][1] if calls else "?"
@@ -1054,15 +1059,23 @@ class CrashParser:
             return
         message = " ".join(part for part in tb.message if part)[:MAX_MESSAGE]
         frames = tuple(reversed(tb.frames)) if tb.reverse else tuple(tb.frames)
+        next_call = ""
         if at_end and frames and not tb.reverse and not tb.hang and not tb.exc_type and not message and tb.code_line:
             # the paste ends on the code line under its last frame: the call made there is on the stack below it, a
             # frame whose own line the paste lost (`self._initialize_kv_caches(vllm_config)`). Kept only when it is an
             # engine step's function that tells a step the frames shown do not (a call on an attribute,
             # `self.model(...)`, names no function)
             callee = _callee(tb)
+            next_call = "" if callee == "?" else callee  # (a rule that names it may stand on it: match, frames)
             shown = [f.function for f in frames]
             if callee in STEP_FUNCTIONS and phase_of_frames(shown + [callee]) != phase_of_frames(shown):
                 frames += (Frame(CALLED, None, callee),)
+        if frames and not tb.reverse and not tb.hang and not tb.exc_type and not message \
+                and frames[-1].function == "?" and tb.last_code[0] == len(tb.frames) - 1 and tb.last_code[1]:
+            # the traceback stops inside the next frame's line, cut before its function's name: the code line above
+            # it names that function (`self._init_pooler(vllm_config, prefix=prefix)`, then `File "/root/anaconda3/`)
+            callee = _call_in(tb.last_code[1])
+            next_call = "" if callee == "?" else callee
         if tb.hang:
             self._hang_until[process] = tb.end
         if tb.reverse and not tb.exc_type and not tb.hang:
@@ -1118,6 +1131,7 @@ class CrashParser:
             during=IMPORTING if _importing(tb) else "",
             cut_short=bool(message) and bool(ELLIPSIS.search(message) or at_end and MID_LINE.search(message)),
             assertion=_assertion(tb, message),
+            next_call=next_call,
         )
         if tb.exc_type and tb.record is not None and tb.record.startswith(QUIET_LEVELS) and tb.headed:
             # a traceback the server logged as a warning (`logger.warning(..., exc_info=True)`) and went on: what it
