@@ -330,6 +330,7 @@ UNSEEN_LOG = "the paste starts at its crash: the lines logged before it, where t
 UNSEEN = "<unseen>"  # Evidence.subject of a `log` clause left unknown by a paste that starts at its crash
 CUT_LOG = "the traceback is cut before its exception: a line under its deeper frames, where this one would be, is not shown"
 CUT = "<cut>"  # Evidence.subject of a `log` clause for a traceback's own line that a cut traceback may hold below its cut
+NEXT_CALL = "<next call>"  # Evidence.line of a frames hit on the call a cut traceback's last code line makes
 
 
 def _cut_at(scan: Scan, steps: list[str], rule_id: str) -> bool:
@@ -358,7 +359,8 @@ def _unseen_log(states: tuple[Evidence, ...], alternative, scan: Scan, supports=
     it out as before."""
     if not any(st.state == UNKNOWN and st.subject == UNSEEN for st in states):
         return states
-    below = cut_below(scan) and any(st.state == UNKNOWN and cl.kind == "frames" for st, cl in zip(states, alternative)) \
+    below = cut_below(scan) and any(cl.kind == "frames" and (st.state == UNKNOWN or st.line == NEXT_CALL)
+                                    for st, cl in zip(states, alternative)) \
         and _cut_at(scan, [src for cl in tuple(alternative) + tuple(supports) if cl.kind == "frames" for src in cl.sources], rule_id)
     said = [c.message for c in scan.crashes if c.said]
     telling = any(st.state == HIT and not st.generic and cl.kind == "message" and any(
@@ -461,7 +463,7 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                 for pat, src in candidates(clause, name, name.lower()):
                     if _search(pat, name, rule_id, src, full=True):
                         hit = _hit(label, f"the traceback{_where(crash)} is cut on its call to `{name}`, the next frame",
-                                   clause, src, name)
+                                   clause, src, name, line=NEXT_CALL)
                         if not hit.generic:
                             return hit
         if generic_hit is not None:
