@@ -100,6 +100,8 @@ SCAFFOLD_FRAMES = (
 # (judge/rank.py: a cut traceback's candidates), but a `match` pattern that hits one says nothing of its own.
 GENERIC_FRAMES = SCAFFOLD_FRAMES + (
     "load_model", "load_weights", "_load_module", "get_model", "execute_model", "_model_forward", "worker_busy_loop", "worker_main",
+    # vllm-ascend's model runner: every forward pass while serving goes through these
+    "_generate_process_reqs_hidden_states", "execute_model_with_error_logging",
     "run_engine_core", "run_busy_loop", "run_scheduler_process", "event_loop_normal", "event_loop_overlap",
     "run_batch", "forward_batch_generation", "initialize", "capture", "capture_one_batch_size", "run_once",
     "from_pretrained", "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client",
