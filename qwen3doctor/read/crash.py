@@ -1066,14 +1066,14 @@ class CrashParser:
             # engine step's function that tells a step the frames shown do not (a call on an attribute,
             # `self.model(...)`, names no function)
             callee = _callee(tb)
-            next_call = "" if callee == "?" else callee  # (a rule that names it may stand on it: match, frames)
             shown = [f.function for f in frames]
             if callee in STEP_FUNCTIONS and phase_of_frames(shown + [callee]) != phase_of_frames(shown):
                 frames += (Frame(CALLED, None, callee),)
         if frames and not tb.reverse and not tb.hang and not tb.exc_type and not message \
                 and frames[-1].function == "?" and tb.last_code[0] == len(tb.frames) - 1 and tb.last_code[1]:
             # the traceback stops inside the next frame's line, cut before its function's name: the code line above
-            # it names that function (`self._init_pooler(vllm_config, prefix=prefix)`, then `File "/root/anaconda3/`)
+            # it names that function (`self._init_pooler(vllm_config, prefix=prefix)`, then `File "/root/anaconda3/`).
+            # (A paste that ends on the code line itself shows no next frame: the call there is no frame, see above)
             callee = _call_in(tb.last_code[1])
             next_call = "" if callee == "?" else callee
         if tb.hang:
