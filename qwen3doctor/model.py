@@ -43,7 +43,7 @@ class Crash:
     wraps: str = ""  # the exception type a wrapper names in brackets (`RayTaskError(KeyError): ...`)
     cut_short: bool = False  # its message ends in "..." or stops mid-line where the paste ends: the rest may be missing
     assertion: str = ""  # an AssertionError without a message: the `assert` statement under its last frame
-    next_call: str = ""  # a traceback cut on the code line under its last frame: the function that line calls
+    next_call: str = ""  # a traceback cut inside its next frame line: that frame's function, the call on the line above
 
     @property
     def span(self) -> tuple[int, int]:

@@ -330,7 +330,7 @@ UNSEEN_LOG = "the paste starts at its crash: the lines logged before it, where t
 UNSEEN = "<unseen>"  # Evidence.subject of a `log` clause left unknown by a paste that starts at its crash
 CUT_LOG = "the traceback is cut before its exception: a line under its deeper frames, where this one would be, is not shown"
 CUT = "<cut>"  # Evidence.subject of a `log` clause for a traceback's own line that a cut traceback may hold below its cut
-NEXT_CALL = "<next call>"  # Evidence.line of a frames hit on the call a cut traceback's last code line makes
+NEXT_CALL = "<next call>"  # Evidence.line of a frames hit on the frame a traceback was cut inside (Crash.next_call)
 
 
 def _cut_at(scan: Scan, steps: list[str], rule_id: str) -> bool:
@@ -456,8 +456,8 @@ def clause_state(clause: Clause, scan: Scan, rule_id: str, label: str, hay: Hays
                             return hit
                         generic_hit = generic_hit or hit
         for crash in crashes if search else ():
-            # a traceback cut on the code line under its last frame names the frame below the cut (`self._init_pooler(
-            # vllm_config)`): a rule that names that function exactly stands on it, as on a frame line
+            # a traceback cut inside its next frame line names that frame by the call on the code line above it
+            # (`self._init_pooler(vllm_config)`, crash.next_call): a rule that names it exactly stands on it
             name = crash.next_call
             if name and not crash.complete and not any(f.function == name for f in crash.frames):
                 for pat, src in candidates(clause, name, name.lower()):

@@ -194,10 +194,10 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
         return None
     # (the log must show the engine ran: a name such as `LLM.chat` is also other libraries' own)
     engine = scan.environment.get("engine")
-    if engine not in LABEL or not callee_modules(engine, m.group("callee")):
+    where = callee_modules(engine, m.group("callee")) if engine in LABEL else []
+    if not where:
         return None
-    label, version = LABEL[engine], scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
-    where = callee_modules(engine, m.group("callee"))
+    label, version = LABEL[engine], scan.environment.get("engine_version")
     pkg = _PACKAGE.search(site.file)
     caller = pkg.group("pkg") if pkg else site.file.rpartition("/")[0] or site.file
     callee, release = m.group("callee"), f"{label} {version}" if version else label
