@@ -249,3 +249,19 @@ def test_the_call_on_the_last_code_line_of_a_cut_traceback_places_its_crash_but_
     # a call that tells no step the frames shown do not (or no engine step at all) adds no frame
     plain = log.replace("self._initialize_kv_caches(vllm_config)", "self.model(input_ids)")
     assert diagnose_text(plain, catalog).crash.functions == ("run_engine_core", "__init__")
+
+
+def test_the_engine_cores_init_line_ends_start_up_for_an_in_process_engine(catalog):
+    """A trainer's in-process vLLM prints no server lines: its engine core's `init engine (profile, create kv cache,
+    warmup model) took ...` is the last start-up line, so a crash after it happened while serving (not while the KV
+    cache was being set up, which the line before it says)."""
+    from qwen3doctor.read.phases import KV_SETUP, SERVING
+
+    head = ("(WorkerDict pid=7) INFO 10-14 03:14:09 [gpu_worker.py:298] Available KV cache memory: 24.17 GiB\n")
+    done = "(WorkerDict pid=7) INFO 10-14 03:14:27 [core.py:210] init engine (profile, create kv cache, warmup model) took 31.82 seconds\n"
+    crash = ("(WorkerDict pid=7) Traceback (most recent call last):\n"
+             '(WorkerDict pid=7)   File "/opt/venv/lib/python3.10/site-packages/verl/workers/rollout/vllm_rollout.py", line 265, in generate_sequences\n'
+             "(WorkerDict pid=7)     outputs = self.inference_engine.generate(\n"
+             "(WorkerDict pid=7) RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert diagnose_text(head + done + crash, catalog).crash.during == SERVING
+    assert diagnose_text(head + crash, catalog).crash.during == KV_SETUP

@@ -44,7 +44,9 @@ PHASES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(patte
     (WARMING, r"Graph capturing finished|Capture cuda graph end"),
     (SERVING,
      r"Application startup complete|The server is fired up and ready to roll|Uvicorn running on|"
-     r"\"(?:POST|GET) /v1/\S+ HTTP/1\.1\" \d{3}|\] (?:Prefill|Decode) batch[.,]|Avg prompt throughput:"),
+     r"\"(?:POST|GET) /v1/\S+ HTTP/1\.1\" \d{3}|\] (?:Prefill|Decode) batch[.,]|Avg prompt throughput:|"
+     # (vLLM's engine core, done with its start-up: the last start-up line of an in-process engine, a trainer's)
+     r"init engine \(profile, create kv cache, warmup model\) took"),
 ))
 _ORDER = {label: i for i, (label, _) in enumerate(PHASES)}
 _ORDER[WARMING_KERNELS] = _ORDER[CAPTURING] - 0.5  # (no line of its own marks it; frames place a crash there)
@@ -52,7 +54,8 @@ _ORDER[STARTING_WORKERS] = _ORDER[CHECKPOINT] - 0.5  # (idem: before the checkpo
 _QUICK = re.compile(r"checkpoint shards|load model|Load weight|Loading (?:model )?weights|Model loading took|Memory profiling|"
                     r"determine_available|Compiling a graph|Dynamo bytecode|[Cc]apturing|Capture |Graph capturing|KV Cache is|"
                     r"Memory pool end|KV cache size|Available KV cache|"
-                    r"startup complete|ready to roll|Uvicorn running|HTTP/1\.1\"|(?:Prefill|Decode) batch|prompt throughput")
+                    r"startup complete|ready to roll|Uvicorn running|HTTP/1\.1\"|(?:Prefill|Decode) batch|prompt throughput|"
+                    r"init engine \(")
 
 
 # what only a server that had started says when its engine dies: vLLM's EngineDeadError comes from the API server's
