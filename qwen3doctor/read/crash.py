@@ -670,7 +670,7 @@ class CrashParser:
         if before is not None and before[0] == line_no - 1 and text.lstrip().startswith('"type"') \
                 and before[1].lstrip().startswith('"message"'):
             text = f"{before[1].strip()} {text.strip()}"  # a pretty-printed error response, read as its one-line form
-        if process in self._pybind or text.strip() == PYBIND_AT:
+        if process in self._pybind or len(text) < 16 and text.strip() == PYBIND_AT:
             if self._pybind_line(process, text, line_no):
                 return
             tb = self._open.get(process)

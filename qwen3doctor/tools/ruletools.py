@@ -401,10 +401,7 @@ def traffic_matches(rule) -> list[str]:
         for source in clause.sources:
             pattern = compile_pattern("log", source)
             for line in TRAFFIC:
-                try:
-                    hit = pattern.search(line, timeout=1.0)
-                except TimeoutError:
-                    hit = None
+                hit = _search_briefly(pattern, line)
                 if hit and _MODEL_NUMBER.fullmatch(hit.group(0)):
                     out.append(f"{rule.path}: {where}.log: {source!r} matches ordinary traffic ({hit.group(0)!r} in "
                                f"“{line[:60]}…”): anchor it (a word boundary, the GPU's full name)")
@@ -439,12 +436,19 @@ _CAPITALISED = re.compile(r"\s*[A-Z][a-z]+[.,:;!?]?\s*")
 
 
 def _in_prose(pattern, word: str) -> bool:
-    """Whether `pattern` matches a prompt's sentence that holds `word` (as a request log line prints it)."""
-    probe = f"Received request chatcmpl-1: prompt: 'Tell me how {word} compares with the rest, in short.', params: ..."
+    """Whether `pattern` matches a prompt's sentence that holds `word`: the scanner's own request line (NOISE), its
+    prompt asking about the word."""
+    from ..read.scanner import NOISE
+
+    return _search_briefly(pattern, NOISE[0].replace("the kernel method schedule", f"the {word} method")) is not None
+
+
+def _search_briefly(pattern, text: str):
+    """`pattern.search(text)` under a second's timeout (a user's rule may backtrack without end): None when it ran out."""
     try:
-        return bool(pattern.search(probe, timeout=1.0))
+        return pattern.search(text, timeout=1.0)
     except TimeoutError:
-        return False
+        return None
 
 
 def plain_word_problem(words: list[str]) -> str:

@@ -492,15 +492,17 @@ def engine_module(file: str) -> tuple[str, str] | None:
     for m in _ENGINE_DIR.finditer(path):
         engine = m.group("engine")
         module = engine + "." + path[m.end():-3].replace("/", ".").removesuffix(".__init__")
-        if table(engine, "func") is not None and any(k.startswith((module + ":", module + ".")) for k in _modules(engine)):
+        modules = _modules(engine)
+        if module in modules or any(m.startswith(module + ".") for m in modules):  # (a module, or a package)
             return engine, module
     return None
 
 
 @lru_cache(maxsize=2)
-def _modules(engine: str) -> tuple[str, ...]:
+def _modules(engine: str) -> frozenset[str]:
+    """The modules some indexed release of the engine defines a function or class in."""
     t = table(engine, "func")
-    return tuple(sorted({k.split(":", 1)[0] + ":" for k in t.facts})) if t else ()
+    return frozenset(k.split(":", 1)[0] for k in t.facts) if t else frozenset()
 
 
 def callee_modules(engine: str, callee: str) -> list[str]:
