@@ -297,6 +297,25 @@ def test_a_candidate_of_another_start_up_step_is_dropped(catalog):
     assert "tool-call-parser-name-not-registered" not in ids
 
 
+def test_a_phase_line_before_a_cut_traceback_favours_the_cause_of_that_step(catalog):
+    # Qwen3-Next with MTP, the capture bar, then the engine core's traceback cut in its constructor (vllm#25647's
+    # shape): the cause that fails while capturing ranks above the MTP causes of a running server
+    launch = ("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --tensor-parallel-size 4 \\\n"
+              "  --speculative-config '{\"method\": \"qwen3_next_mtp\", \"num_speculative_tokens\": 2}'\n")
+    bar = "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 67/67 [00:09<00:00,  7.10it/s]\n"
+    site = "/venv/lib/python3.12/site-packages"
+    cut = cut_traceback("(EngineCore_DP0 pid=9) ", site, [
+        ("vllm/v1/engine/core.py", 699, "run_engine_core", "engine_core = EngineCoreProc(*args, **kwargs)"),
+        ("vllm/v1/engine/core.py", 498, "__init__", "super().__init__(vllm_config, executor_class, log_stats,")])
+    findings = diagnose_text(launch + bar + cut, catalog).findings
+    assert findings[0].rule_id == "gdn-mtp-full-cudagraph-capture-num-spec-assert"
+    assert findings[0].confidence == "low"
+    assert any("places the crash in this cause's step: capturing CUDA graphs" in ev.text for ev in findings[0].evidence)
+    # without the bar nothing places the crash, and the step gives no rule anything
+    findings = diagnose_text(launch + cut, catalog).findings
+    assert not any("places the crash" in ev.text for f in findings for ev in f.evidence)
+
+
 def test_the_weight_loaders_recursion_frame_is_a_loading_step_not_evidence(catalog):
     # every vLLM weight-loading traceback passes AutoWeightsLoader._load_module: a rule naming it learns nothing
     cut = ('(Worker_TP0 pid=9) ERROR 02-25 02:56:51 [multiproc_executor.py:783] Traceback (most recent call last):\n'

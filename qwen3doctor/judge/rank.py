@@ -118,6 +118,14 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
                 kind == "log" and _name_only(ev, rule, scan, rm.match))
             support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
             supported = supported or not generic
+    step = None
+    if rule.match and not strong and not any(
+            ev.state == "hit" and ev.clause.endswith("frames") for ev in tuple(rm.match) + tuple(rm.supports)):
+        # a crash the log places in a start-up step this cause fails in, when no frame of its own says so (the
+        # traceback cut above the step's function): as much as a supporting line, never a candidate on its own
+        step = _step_agrees(rule, scan)
+        if step is not None:
+            support += SUPPORT_WEIGHT["log"]
     total += min(support, SUPPORT_CAP)
     factor = 1.0
     misses = []
@@ -177,6 +185,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if not _combination(rm):
             return None
         basis = "combination"
+    if step is not None:
+        extra += (Evidence("supports.frames", "hit", f"the log places the crash in this cause's step: {step}"),)
     total *= factor
     if total < MIN_SCORE:
         return None
@@ -464,6 +474,20 @@ def _other_step(rule, scan: Scan) -> bool:
         return by_frames not in steps
     by_line = step_of(own[0].during)
     return by_line is not None and all(STEPS.index(s) < STEPS.index(by_line) for s in steps)
+
+
+def _step_agrees(rule, scan: Scan) -> str | None:
+    """The start-up step the last phase line before the crash places it in, when the crash's own frames place it
+    nowhere (a traceback cut above the step's function) and the rule's frames name that step and only start-up steps
+    (a cause that may also strike while serving gains nothing from it), else None. (Frames that place the crash in a
+    step without naming the rule's function say it failed elsewhere in that step: `create_model_config` is not
+    `get_tool_parser`.)"""
+    steps = rule.frame_steps
+    own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    if not steps or SERVING in steps or not own or phase_of_frames(own[0].functions) is not None:
+        return None
+    step = step_of(own[0].during)
+    return step if step in steps else None
 
 
 def _combination(rm: RuleMatch) -> bool:
