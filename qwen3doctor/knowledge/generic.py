@@ -68,6 +68,9 @@ GENERIC_MESSAGES = (
     "IndexError: index 1 is out of bounds for dimension 0 with size 1",
     # Python's report of any child command that failed (a build, a pip install, a launcher's step)
     "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
+    # Python's words for any file the process may not open, create or run, whichever file (a cache folder, a model
+    # folder, a compiler on the PATH): which file and which caller, not these words, tell causes apart
+    "PermissionError: [Errno 13] Permission denied: 'nvcc'",
     # torch's own words for two tensors whose shapes disagree, raised by any op of any layer
     "RuntimeError: The size of tensor a (4) must match the size of tensor b (8) at non-singleton dimension 0",
     "RuntimeError: shape '[8192, -1, 128]' is invalid for input of size 4194304",
