@@ -125,6 +125,23 @@ def test_a_cut_traceback_through_the_serving_step_alone_names_nothing(catalog):
     assert report.verdict is Verdict.UNEXPLAINED and not report.findings
 
 
+def test_a_cut_sglang_traceback_through_the_batch_forward_alone_names_nothing(catalog):
+    # SGLang runs every prefill batch through the model runner's forward_extend (a long prefill cut in the model's
+    # forward, sglang#4856's shape): the rules naming it among their supporting frames are no candidates for it
+    log = ("[2025-03-28 09:41:59 TP0] Prefill batch. #new-seq: 5, #new-token: 59995, #cached-token: 10, "
+           "token usage: 0.05, #running-req: 1, #queue-req: 58,\n") + cut_traceback(
+        "", "/sgl-workspace/sglang/python/sglang/srt", (
+            ("managers/tp_worker.py", 172, "forward_batch_generation",
+             "logits_output = self.model_runner.forward(model_worker_batch)"),
+            ("model_executor/model_runner.py", 1004, "forward", "return self.forward_extend(forward_batch)"),
+            ("model_executor/model_runner.py", 950, "forward_extend",
+             "return self.model.forward(forward_batch.input_ids, forward_batch.positions, forward_batch)"),
+        ))
+    report = diagnose_text(log, catalog)
+    assert report.crash.complete is False
+    assert not any(any("forward_extend" in ev.text for ev in f.evidence if ev.state == "hit") for f in report.findings)
+
+
 def test_path_candidates_give_way_to_a_rule_with_its_own_evidence(catalog):
     log = CUT_CAPTURE + (
         "[2025-08-12 03:41:07 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"

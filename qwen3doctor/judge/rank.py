@@ -14,7 +14,7 @@ from .combination import GATES, known_bad, may_combine
 from .match import DATED, FRAGMENT, UNSEEN, when_states
 from ..knowledge.catalog import safe_search
 from ..knowledge.patterns import compile_pattern
-from ..knowledge.generic import SCAFFOLD_FRAMES
+from ..knowledge.generic import PER_BATCH_FRAMES, SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
 from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of_frames, step_of
 from .. import vocab
@@ -46,6 +46,7 @@ MAX_FINDINGS = 5
 MAX_CANDIDATES = 3  # when no finding is better than a low-confidence candidate
 MIN_SCORE = 0.05
 SCAFFOLD = frozenset(SCAFFOLD_FRAMES)  # frames that place a crash on no path
+PER_BATCH = frozenset(PER_BATCH_FRAMES)  # frames every prefill / decode batch passes (capture too)
 
 STATUS_ORDER = {"confirmed": 0, "likely": 1, "unconfirmed": 2}
 PLACEHOLDERS = ("model", "serve_args", "engine_version", "tp", "fixed_version")
@@ -152,7 +153,8 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         ev.state == "hit" and ev.clause == "supports.frames" and ev.subject not in SCAFFOLD
         # (a start-up step's entry, `capture_one_batch_size`, places a cut traceback; the serving step's, such as
         # `execute_model`, is on the path of every request's crash and places it nowhere)
-        and not (ev.generic and step_of(phase_of_frames([ev.subject])) == SERVING) for ev in rm.supports
+        and not (ev.generic and (step_of(phase_of_frames([ev.subject])) == SERVING or ev.subject in PER_BATCH))
+        for ev in rm.supports
     ) and _in_port(rule, scan)
     basis = "evidence"
     extra: tuple[Evidence, ...] = ()

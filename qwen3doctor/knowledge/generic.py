@@ -99,6 +99,9 @@ SCAFFOLD_FRAMES = (
     # every attention backend's metadata builder (FlashInfer's, FlashAttention's, the GDN one) is a `build`
     "build",
 )
+# SGLang's model runner and every attention backend run each prefill / decode batch through these, in CUDA graph
+# capture as while serving: a cut traceback through them is on the path of every batch's crash and places it nowhere
+PER_BATCH_FRAMES = ("forward_extend", "forward_decode", "forward_idle")
 # Frames every crash of one phase passes through (loading, capture, the engine loop): they place a crash on a path
 # (judge/rank.py: a cut traceback's candidates), but a `match` pattern that hits one says nothing of its own.
 GENERIC_FRAMES = SCAFFOLD_FRAMES + (
@@ -106,7 +109,8 @@ GENERIC_FRAMES = SCAFFOLD_FRAMES + (
     # vllm-ascend's model runner: every forward pass while serving goes through these
     "_generate_process_reqs_hidden_states", "execute_model_with_error_logging",
     "run_engine_core", "run_busy_loop", "run_scheduler_process", "event_loop_normal", "event_loop_overlap",
-    "run_batch", "forward_batch_generation", "initialize", "capture", "capture_one_batch_size", "run_once",
+    "run_batch", "forward_batch_generation",
+    *PER_BATCH_FRAMES, "initialize", "capture", "capture_one_batch_size", "run_once",
     "from_pretrained", "init_tokenizer", "get_config", "cmd", "run_server", "build_async_engine_client",
     "create_engine_config",
     # the entry of a start-up step (CUDA graph capture, the memory profile, KV cache sizing): every crash in that step
