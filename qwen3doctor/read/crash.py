@@ -750,7 +750,12 @@ class CrashParser:
                            indent=_indent(text))
                 self._open[process] = tb
             number = m.groupdict().get("line")
-            tb.frames.append(Frame(_posix(m.group("file")), int(number) if number else None, m.group("func") or "?"))
+            func = m.group("func") or "?"
+            if m.re is FRAME_IPYTHON:
+                # (IPython names a method by its qualified name, `DefaultModelLoader.load_model`, where Python's own
+                # traceback says `load_model`: rules name the function)
+                func = func.rsplit(".", 1)[-1]
+            tb.frames.append(Frame(_posix(m.group("file")), int(number) if number else None, func))
             tb.end = line_no
             tb.code_line = False
             tb.frame_indent = _indent(text)
