@@ -1097,3 +1097,18 @@ def test_a_line_cut_from_the_middle_of_the_supported_architectures_list_names_no
     assert report.environment.get("family") is None and report.environment.get("architecture") is None
     assert report.findings and report.findings[0].rule_id == "vllm-too-old-for-architecture"
     assert not any("ForSequenceClassification" in e.text for f in report.findings for e in f.evidence if e.state == "hit")
+
+
+def test_a_python_logging_record_after_an_exception_line_is_not_its_message(catalog):
+    """Python's `%(asctime)s %(levelname)s %(name)s: %(message)s` record right under a traceback's exception line
+    is the next record, not the message's second line (a crawler's log: the shutdown note was glued to the error)."""
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/lib/python3.11/asyncio/queues.py", line 238, in _put\n'
+           "    heappush(self._queue, item)\n"
+           "TypeError: '<' not supported between instances of 'Request' and 'Request'\n"
+           "2026-03-11 22:04:18,106 INFO crawl.runner: 1 page(s) crawled, 0 queued, shutting down\n")
+    assert diagnose_text(log, catalog).crash.message == "'<' not supported between instances of 'Request' and 'Request'"
+    # a message's own second line stays its own
+    wrapped = log.replace("2026-03-11 22:04:18,106 INFO crawl.runner: 1 page(s) crawled, 0 queued, shutting down\n",
+                          "while comparing the queued items\n")
+    assert diagnose_text(wrapped, catalog).crash.message.endswith("while comparing the queued items")

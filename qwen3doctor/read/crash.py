@@ -185,8 +185,9 @@ _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|"
                          # a logger, its line and a quiet level (Xinference: `xinference.core.progress_tracker 71 DEBUG ...`,
                          # its asctime already peeled; at ERROR it may be the record that reports the same exception)
                          r"[a-z_][\w.]* \d+ (?:DEBUG|INFO|WARNING)\s|"
-                         # a level and a logger (Rust's tracing: `ERROR sglang_router_rs::routers::http::pd_router: ...`)
-                         r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) +\w+(?:::\w+)+:|-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$](?: |$)|\[[^\s@\]]+@[\w.-]+ [^\]]*\][#$](?: |$)|\$(?: |$)|\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+                         # a level and a logger (Rust's tracing: `ERROR sglang_router_rs::routers::http::pd_router: ...`;
+                         # Python's `%(asctime)s %(levelname)s %(name)s: ...`, its time peeled: `INFO crawl.runner: ...`)
+                         r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) +\w+(?:::\w+)+:|(?:DEBUG|INFO|WARNING) +[a-z_]\w*(?:\.\w+)*: |-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$](?: |$)|\[[^\s@\]]+@[\w.-]+ [^\]]*\][#$](?: |$)|\$(?: |$)|\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a frame of a one-line-per-call trace (`vllm/v1/engine/core.py:693 -> run_busy_loop()`)
                          r"|\S+\.py:\d+ -> \S"
                          # a compiler's quote of the source under its error (`18 | #include <x.h>`, `   | ^~~`)
