@@ -42,6 +42,8 @@ GENERIC_MESSAGES = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB",
     # torch_npu's words for the same, whatever allocation ran out (start-up or serving, KV cache or activations)
     "RuntimeError: NPU out of memory. Tried to allocate 1.25 GiB (NPU 0; 60.97 GiB total capacity; 61.10 GiB already allocated)",
+    # the CANN runtime's own line for the same failure (207001: ACL_ERROR_RT_MEMORY_ALLOCATION)
+    "alloc device memory failed, runtime result = 207001",
     "NCCL error: unhandled system error",
     "NCCL error: unhandled cuda error",
     "Engine core initialization failed. See root cause above.",

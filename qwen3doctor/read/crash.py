@@ -426,7 +426,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
                       r"Assertion failed: \S+\.cuh?:\d+,"),
     ("no-kernel-image", r"no kernel image is available|invalid device function|not compiled for|sm_\d+ is not compatible|"
                         r"is not defined for option 'gpu-name'"),
-    ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|No available memory for the cache blocks|larger than the available KV cache memory"),
+    ("out-of-memory", r"out of memory|OutOfMemoryError|OOM|out of resource: shared memory|Not enough memory|runtime result = 207001\b|No available memory for the cache blocks|larger than the available KV cache memory"),
     # (the collective libraries and their watchdogs: NCCL, Ascend's HCCL, gloo; torch's process-group watchdog that
     # ends the process with `terminate called ...` is theirs, not a segfault)
     ("nccl", r"NCCL|nccl|HCCL|hccl|ProcessGroup|[Pp]rocess group watchdog|gloo|TCPStore|c10d"),
