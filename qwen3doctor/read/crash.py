@@ -434,7 +434,9 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("segfault", r"Segmentation fault|Segfault encountered|SIGSEGV|SIGFPE|Floating point exception|Fatal Python error|core dumped|terminate called|corrupted size vs|"
                  r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
-    ("weight-loading", r"KeyError: '.*(?:weight|scale|g_idx|qweight|qzeros|bias)|load_weights|params_dict"),
+    # (a parameter's name: dotted, or ending in the tensor's kind; not a request field such as 'weight_version')
+    ("weight-loading", r"KeyError: '(?:[\w.]*\.[\w.]*(?:weight|scale|g_idx|qweight|qzeros|bias)|"
+                       r"[\w.]*(?:weight|scale|g_idx|qweight|qzeros|bias)(?:_inv)?')|load_weights|params_dict"),
     # a JIT build stopped by the compiler (FlashInfer, DeepGEMM, Triton's launcher, torch's cpp_extension)
     ("build-failure", r"\.(?:cu|cuh|cpp|cc|c|h|hpp)(?:\(\d+\)|:\d+:\d+): (?:fatal )?error: |^fatal error: .*No such file|"
                       r"errors? detected in the compilation of|Ninja build failed|ninja: build stopped|Error building extension"),
