@@ -1112,3 +1112,27 @@ def test_a_python_logging_record_after_an_exception_line_is_not_its_message(cata
     wrapped = log.replace("2026-03-11 22:04:18,106 INFO crawl.runner: 1 page(s) crawled, 0 queued, shutting down\n",
                           "while comparing the queued items\n")
     assert diagnose_text(wrapped, catalog).crash.message.endswith("while comparing the queued items")
+
+
+def test_a_traceback_sglang_retried_is_not_how_the_server_died(catalog):
+    """SGLang's retry() prints the traceback of each failed try beside its notice and tries again (a Hub call refused
+    offline at every start of 0.5.3-0.5.7): that traceback is handled, the server's later crash is the crash."""
+    retried = ("Traceback (most recent call last):\n"
+               '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/utils.py", line 2108, in retry\n'
+               "    return fn()\n"
+               "huggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/models/Qwen/Qwen3-8B: "
+               "offline mode is enabled.\n")
+    notice = ("[2025-10-02 09:12:01] retry() failed once (0th try, maximum 2 retries). Will delay 0.78s and retry. "
+              "Error: Cannot reach https://huggingface.co/api/models/Qwen/Qwen3-8B: offline mode is enabled.\n")
+    died = ("[2025-10-02 09:12:02] Load weight begin. avail mem=78.50 GB\n"
+            "[2025-10-02 09:12:40] Scheduler hit an exception: Traceback (most recent call last):\n"
+            '  File "/usr/local/lib/python3.10/dist-packages/sglang/srt/model_executor/model_runner.py", line 1502, '
+            "in init_memory_pool\n"
+            "    raise RuntimeError(\n"
+            "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n")
+    for log in (retried + notice + died, notice + retried + died):  # (the traceback after the notice, in some releases)
+        report = diagnose_text(log, catalog)
+        assert report.crash.exception_type == "RuntimeError", log
+        assert report.crash.message.startswith("Not enough memory")
+    # without the notice the first traceback is the crash, as before
+    assert diagnose_text(retried + died, catalog).crash.exception_type.endswith("OfflineModeIsEnabled")

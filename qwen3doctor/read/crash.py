@@ -493,6 +493,9 @@ _RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
 # an ERROR record the engine logs and goes on after (vLLM 0.12+ on a Triton too old for triton_kernels:
 # only an MXFP4 MoE model needs those kernels; vLLM's FlashAttention probe on a GPU older than Ampere, after which it
 # picks another attention backend)
+# SGLang's retry() notice, and how near before it its traceback may end (some releases print it right after instead)
+RETRY_NOTICE = "retry() failed once ("
+RETRY_GAP = 2
 _CARRIES_ON = re.compile(r"Failed to import Triton kernels\b|Cannot use FA version \d+ is not supported due to\b")
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
@@ -627,6 +630,7 @@ class CrashParser:
         self._records: list[Crash] = []  # ERROR-level records: crash evidence when nothing else is
         # tracebacks logged whole at WARNING / INFO / DEBUG level: what the server caught and went on with
         self._handled: list[Crash] = []
+        self._retried: dict[str | None, int] = {}  # per process, the line of SGLang's last retry() notice
         self._record_key: str | None = None  # the logging call the last of them came from
         self._steps = [0, 0]  # line numbers seen going down, up: a newest-first export is read last line first
         self._raised: dict[str | None, tuple[int, str]] = {}  # a quoted `raise X(` line not yet followed by X's line
@@ -677,6 +681,9 @@ class CrashParser:
             if self._pybind_line(process, text, line_no):
                 return
             tb = self._open.get(process)
+        if RETRY_NOTICE in text:
+            self._retry_notice(process, line_no)
+            return
         if tb is None and not _QUICK.search(text):
             if record is not None and _error_record(record) and text.strip():
                 self._record(line_no, process, text.strip(), record)
@@ -1141,13 +1148,28 @@ class CrashParser:
             assertion=_assertion(tb, message),
             next_call=next_call,
         )
-        if tb.exc_type and tb.record is not None and tb.record.startswith(QUIET_LEVELS) and tb.headed:
+        if tb.exc_type and (tb.record is not None and tb.record.startswith(QUIET_LEVELS) and tb.headed
+                            or tb.line_no - self._retried.get(process, -99) == 1):
             # a traceback the server logged as a warning (`logger.warning(..., exc_info=True)`) and went on: what it
             # caught, not what stopped it (kept aside: see finish)
             if len(self._handled) < MAX_CRASHES:
                 self._handled.append(crash)
             return
         self._add(crash)
+
+    def _retry_notice(self, process: str | None, line_no: int) -> None:
+        """SGLang's retry() prints the traceback of each failed try beside its notice (`retry() failed once (0th
+        try, maximum 2 retries). Will delay 0.78s and retry. Error: ...`), before or after it, and tries again: that
+        traceback is what it caught (a Hub call refused offline, a read timeout), not what stopped the server."""
+        if process in self._open:
+            self._close(process)
+        self._retried[process] = line_no
+        last = self._crashes[-1] if self._crashes else None
+        if last is not None and last.process == process and line_no - last.last_line <= RETRY_GAP:
+            self._crashes.pop()
+            self._seen = {k: i for k, i in self._seen.items() if i < len(self._crashes)}
+            if len(self._handled) < MAX_CRASHES:
+                self._handled.append(last)
 
     def _add(self, crash: Crash) -> None:
         key = (crash.exception_type, _mask(crash.message), crash.functions[-3:])
