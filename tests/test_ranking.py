@@ -142,6 +142,21 @@ def test_a_cut_sglang_traceback_through_the_batch_forward_alone_names_nothing(ca
     assert not any(any("forward_extend" in ev.text for ev in f.evidence if ev.state == "hit") for f in report.findings)
 
 
+def test_a_models_name_beside_a_cut_message_is_no_candidate(catalog):
+    # the hybrid page-size rule needs its message and a sign that the model is a hybrid (its name) in one clause: with
+    # the message cut off, the model's name alone is no sign of that crash (ms-swift's Qwen3.5 paste, cut in the CLI)
+    log = ("export MODEL_PATH=/models/Qwen3.5-35B-A3B\n" + cut_traceback("(APIServer pid=400) ", "/usr/local/lib/python3.11/site-packages", (
+        ("vllm/entrypoints/cli/main.py", 73, "main", "args.dispatch_function(args)"),
+        ("vllm/entrypoints/cli/serve.py", 112, "cmd", "uvloop.run(run_server(args))"),
+        ("uvloop/__init__.py", 92, "run", "return runner.run(wrapper())"),
+    )))
+    ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
+    assert "hybrid-kv-page-size-unify-fails" not in ids
+    # with the message shown, the name is the clause's hybrid sign again
+    said = log + "(APIServer pid=400) NotImplementedError: The page size of the layer is not divisible by the maximum page size. Cannot unify by adjusting block_size.\n"
+    assert "hybrid-kv-page-size-unify-fails" in [f.rule_id for f in diagnose_text(said, catalog).findings]
+
+
 def test_path_candidates_give_way_to_a_rule_with_its_own_evidence(catalog):
     log = CUT_CAPTURE + (
         "[2025-08-12 03:41:07 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"

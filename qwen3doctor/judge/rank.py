@@ -84,6 +84,10 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     # traceback's own frame lines only says the crash ran along that path, as a supporting frame would
     cut_short = any(ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("frames", "message") for ev in rm.match)
     path_hit = False
+    # the alternatives whose crash clause (message, frames, exception) the paste cut off: a generic `log` line they also
+    # need (a model's name, a healthy start-up line) is no sign of this crash beside them
+    cut_alternatives = {ev.clause.rsplit(".", 1)[0] for ev in rm.match
+                        if ev.state == "unknown" and ev.clause.rsplit(".", 1)[-1] in ("frames", "exception", "message")}
     for ev in rm.match:
         if ev.state != "hit":
             continue
@@ -104,7 +108,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if rm.generic.get(ev.clause):
             total += GENERIC_WEIGHT
             # a generic message says which class of crash this is; a frame every traceback passes says nothing
-            weak = weak or kind != "frames"
+            weak = weak or kind != "frames" and not (kind == "log" and ev.clause.rsplit(".", 1)[0] in cut_alternatives)
         else:
             total += MATCH_WEIGHT[kind]
             strong = True
