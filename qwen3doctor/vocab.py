@@ -66,6 +66,10 @@ PYTHON_ERRORS = (
     ("expected str, bytes or os.PathLike object", "TypeError", r"\bexpected str, bytes or os\.PathLike object, not \w+"),
     ("object cannot be interpreted as an integer", "TypeError", None),
     ("division by zero", "ZeroDivisionError", None),
+    # the operating system's words for a path it cannot find or open, about any file (a shell's `bad interpreter:
+    # No such file or directory` as much as a missing weight shard): which path, not these words, tells causes apart
+    ("No such file or directory", "FileNotFoundError", None),
+    ("Permission denied", "PermissionError", None),
 )
 
 # maca: MetaX GPUs (the vllm-metax / MACA stack); musa: Moore Threads GPUs; metal: Apple silicon (vllm-metal, on MLX)
