@@ -108,7 +108,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
         if rm.generic.get(ev.clause):
             total += GENERIC_WEIGHT
             # a generic message says which class of crash this is; a frame every traceback passes says nothing
-            weak = weak or kind != "frames" and not (kind == "log" and ev.clause.rsplit(".", 1)[0] in cut_alternatives)
+            weak = weak or (kind != "frames" and not (kind == "log" and ev.clause.rsplit(".", 1)[0] in cut_alternatives))
         else:
             total += MATCH_WEIGHT[kind]
             strong = True

@@ -490,12 +490,12 @@ _ARGPARSE = re.compile(vocab.ARGPARSE_ERROR)
 # 217`, `Call to ibv_reg_mr failed`): NCCL's own error record; its other WARN lines (a fallback it took) are no crash
 _NCCL_FAILURE = re.compile(r"\b(?:[Ee]rror|[Ff]ail(?:ed|ure)?|No space left|[Uu]nable to|[Cc]annot|[Tt]imed? ?out|[Aa]bort)")
 _RETRYING = re.compile(r"\bretrying(?: \d+ of \d+| in [\d.]+ ?s\w*)?\W*$", re.I)
+# SGLang's retry() notice, and how near before it its traceback may end (some releases print it on the next line instead)
+RETRY_NOTICE = "retry() failed once ("
+RETRY_GAP = 2
 # an ERROR record the engine logs and goes on after (vLLM 0.12+ on a Triton too old for triton_kernels:
 # only an MXFP4 MoE model needs those kernels; vLLM's FlashAttention probe on a GPU older than Ampere, after which it
 # picks another attention backend)
-# SGLang's retry() notice, and how near before it its traceback may end (some releases print it right after instead)
-RETRY_NOTICE = "retry() failed once ("
-RETRY_GAP = 2
 _CARRIES_ON = re.compile(r"Failed to import Triton kernels\b|Cannot use FA version \d+ is not supported due to\b")
 # an ERROR record that is a KeyError's str() alone: the quoted dotted key (`'model.layers.0.mlp'`)
 _QUOTED_KEY = re.compile(r"'[A-Za-z_][\w.]*\.[\w.]*\w'")
@@ -1150,8 +1150,9 @@ class CrashParser:
         )
         if tb.exc_type and (tb.record is not None and tb.record.startswith(QUIET_LEVELS) and tb.headed
                             or tb.line_no - self._retried.get(process, -99) == 1):
-            # a traceback the server logged as a warning (`logger.warning(..., exc_info=True)`) and went on: what it
-            # caught, not what stopped it (kept aside: see finish)
+            # a traceback the server logged as a warning (`logger.warning(..., exc_info=True)`) and went on, or one
+            # SGLang's retry() printed right under its notice: what it caught, not what stopped it (kept aside: see
+            # finish; a traceback printed just above the notice is set aside by _retry_notice)
             if len(self._handled) < MAX_CRASHES:
                 self._handled.append(crash)
             return
