@@ -417,6 +417,7 @@ CONSEQUENCE_PATTERNS = re.compile(
     r"^RuntimeError: cancelled\b"
 )
 
+_TENSOR_KIND = r"(?:weight|scale|g_idx|qweight|qzeros|bias)"  # how a checkpoint tensor's name ends
 CLASSES: tuple[tuple[str, str], ...] = (
     ("illegal-memory-access", r"illegal memory access|cudaErrorIllegalAddress|illegal address|HSA_STATUS_ERROR_EXCEPTION|memory aperture violation|Memory access fault by GPU node|"
                               r"Xid (?:\(PCI:[^)]*\): )?31[,:]|MMU Fault|amdgpu(?: [\da-fA-F]{4}:[\da-fA-F:.]+)?: \[\w+\] page fault|VM_L2_PROTECTION_FAULT_STATUS|Warp Illegal Address|Warp Out-of-range Address"),
@@ -435,8 +436,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
                  r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     # (a parameter's name: dotted, or ending in the tensor's kind; not a request field such as 'weight_version')
-    ("weight-loading", r"KeyError: '(?:[\w.]*\.[\w.]*(?:weight|scale|g_idx|qweight|qzeros|bias)|"
-                       r"[\w.]*(?:weight|scale|g_idx|qweight|qzeros|bias)(?:_inv)?')|load_weights|params_dict"),
+    ("weight-loading", rf"KeyError: '(?:[\w.]*\.[\w.]*{_TENSOR_KIND}|[\w.]*{_TENSOR_KIND}(?:_inv)?')|load_weights|params_dict"),
     # a JIT build stopped by the compiler (FlashInfer, DeepGEMM, Triton's launcher, torch's cpp_extension)
     ("build-failure", r"\.(?:cu|cuh|cpp|cc|c|h|hpp)(?:\(\d+\)|:\d+:\d+): (?:fatal )?error: |^fatal error: .*No such file|"
                       r"errors? detected in the compilation of|Ninja build failed|ninja: build stopped|Error building extension"),

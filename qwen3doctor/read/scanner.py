@@ -51,10 +51,12 @@ ENV_ANCHORS = (
 )
 # Ordinary traffic of a healthy server. A rule anchor found in any of these lines would select every request
 # line of a busy log, so the prefilter drops it (the pattern still runs on the lines other anchors select).
+# what the request line below asks about (rules lint puts a pattern's plain word here: tools.ruletools._in_prose)
+PROMPT_TOPIC = "the kernel method schedule"
 NOISE = (
     "(APIServer pid=1) INFO 03-02 10:15:22 [logger.py:41] Received request chatcmpl-0f3a9c: prompt: '<|im_start|>system\\n"
     "You are a helpful assistant.<|im_end|>\\n<|im_start|>user\\nWhy does my build fail with an error, and how do I fix "
-    "the kernel method schedule in my code?<|im_end|>\\n<|im_start|>assistant\\n', params: SamplingParams(n=1, "
+    f"{PROMPT_TOPIC} in my code?<|im_end|>\\n<|im_start|>assistant\\n', params: SamplingParams(n=1, "
     "presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, temperature=0.7, top_p=0.8, top_k=20, "
     "min_p=0.0, seed=None, stop=[], stop_token_ids=[], bad_words=[], include_stop_str_in_output=False, ignore_eos=False, "
     "max_tokens=1024, min_tokens=0, logprobs=None, prompt_logprobs=None, skip_special_tokens=True, "

@@ -438,9 +438,9 @@ _CAPITALISED = re.compile(r"\s*[A-Z][a-z]+[.,:;!?]?\s*")
 def _in_prose(pattern, word: str) -> bool:
     """Whether `pattern` matches a prompt's sentence that holds `word`: the scanner's own request line (NOISE), its
     prompt asking about the word."""
-    from ..read.scanner import NOISE
+    from ..read.scanner import NOISE, PROMPT_TOPIC
 
-    return _search_briefly(pattern, NOISE[0].replace("the kernel method schedule", f"the {word} method")) is not None
+    return _search_briefly(pattern, NOISE[0].replace(PROMPT_TOPIC, f"the {word} method", 1)) is not None
 
 
 def _search_briefly(pattern, text: str):
