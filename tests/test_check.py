@@ -479,3 +479,16 @@ def test_a_launch_flag_above_the_step_a_log_stops_in_is_no_line_of_that_step(cat
     report = diagnose_text(log, catalog)
     assert report.verdict.value == "no-crash"
     assert "qwen3-coder-streaming-final-chunk-indexerror" not in [r.rule_id for r in report.risks]
+
+
+def test_disable_sliding_window_on_gemma_4_warns_and_an_override_launch_does_not(catalog):
+    # the flag makes vLLM write sliding_window = None into Gemma 4's strict config, which declares a plain int
+    report = plan(catalog, "vllm serve google/gemma-4-31b-it --tensor-parallel-size 2 --disable-sliding-window")
+    assert "strict-hf-config-rejects-engine-assignment" in keys(report, "warning")
+    # neither the model without the flag, nor the flag on a model whose config accepts None, nor an override
+    assert "strict-hf-config-rejects-engine-assignment" not in keys(plan(catalog, "vllm serve google/gemma-4-31b-it"))
+    assert "strict-hf-config-rejects-engine-assignment" not in keys(
+        plan(catalog, "vllm serve Qwen/Qwen3-8B --disable-sliding-window"))
+    launch = "vllm serve Qwen/Qwen3-8B --hf-overrides '{\"max_position_embeddings\": 65536}'"
+    assert not {"strict-hf-config-rejects-engine-assignment", "hf-overrides-value-type-rejected-by-strict-config"} & set(
+        keys(plan(catalog, launch)))

@@ -17,8 +17,10 @@ from ..versions import bounded_above
 KNOWN, POSSIBLE = "known", "possible"
 HIT, MISS, UNKNOWN = "hit", "miss", "unknown"
 # where the launch runs: a gate holds or is contradicted, and says nothing about which crash of that engine,
-# model family or platform this is (nor does tensor parallelism, `env: {parallel: TP}`: most large launches use it)
-GATES = ("when.engine", "when.family", "when.platform", "when.env.parallel")
+# model family or platform this is (nor does tensor parallelism, `env: {parallel: TP}`: most large launches use it;
+# nor the speculative method, `env: {speculative: '(?i)eagle'}`: the drafting flag is that fact, the method only
+# tells which drafting, and a rule of one method is contradicted by another)
+GATES = ("when.engine", "when.family", "when.platform", "when.env.parallel", "when.env.speculative")
 # facts that set a launch apart from others of the same engine, family and platform
 FACTS = ("when.quantization", "when.flags", "when.gpu", "when.compute_capability")
 

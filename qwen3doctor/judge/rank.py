@@ -551,18 +551,18 @@ def rank_key(f: Finding, depth: dict[str, int] | None = None) -> tuple:
 
 
 # the conditions of where a cause runs whose holding orders tied candidates (_gates_held)
-TELLING_GATES = ("when.family", "when.env.parallel")
+TELLING_GATES = ("when.family", "when.env.parallel", "when.env.speculative")
 
 
 def _gates_held(f: Finding) -> int:
-    """The conditions of where a cause runs that the log shows holding: its model family, tensor parallelism. No
-    evidence of the crash, and no score: among candidates nothing else tells apart, a cause that needs what this
-    launch is (a Qwen3-VL model, TP above 1) goes before one that would have happened anywhere. Not the engine or
-    the platform: nearly every log shows them, and a port's rules would head every cut traceback of that port
-    (held-out vllm-ascend#9007, #7160, #3971 had other causes). (Counting the conditions the log leaves open
-    against a cause, a flag or a quantization not shown, was tried: it cost three top-1 cases of the corpus whose
-    pastes omit the launch; withholding the order from such a cause cost vllm-27962, a LoRA cause whose flag the
-    paste lacks.)"""
+    """The conditions of where a cause runs that the log shows holding: its model family, tensor parallelism, the
+    speculative method. No evidence of the crash, and no score: among candidates nothing else tells apart, a cause
+    that needs what this launch is (a Qwen3-VL model, TP above 1, EAGLE drafting) goes before one that would have
+    happened anywhere. Not the engine or the platform: nearly every log shows them, and a port's rules would head
+    every cut traceback of that port (held-out vllm-ascend#9007, #7160, #3971 had other causes). (Counting the
+    conditions the log leaves open against a cause, a flag or a quantization not shown, was tried: it cost three
+    top-1 cases of the corpus whose pastes omit the launch; withholding the order from such a cause cost
+    vllm-27962, a LoRA cause whose flag the paste lacks.)"""
     return sum(1 for ev in f.evidence if ev.state == "hit" and ev.clause in TELLING_GATES)
 
 

@@ -129,8 +129,9 @@ _FRAME_PHASES = (
     (ARGUMENTS, frozenset((
         "validate_parsed_serve_args", "validate_api_server_args", "create_engine_config", "from_cli_args",
         "check_server_args", "prepare_server_args", "get_tool_parser", "get_reasoning_parser",
-        # (the model config the engine config builds first, and its context-length check)
-        "create_model_config", "_get_and_verify_max_len", "get_and_verify_max_len"))),
+        # (the model config the engine config builds first, and its context-length check; the speculative config
+        # it builds from --speculative-config)
+        "create_model_config", "_get_and_verify_max_len", "get_and_verify_max_len", "create_speculative_config"))),
 )
 # every engine function that places a crash in a step
 STEP_FUNCTIONS = frozenset().union(*(steps for _, steps in _FRAME_PHASES))
