@@ -30,6 +30,11 @@ CASES = [
     ("(ActorInfer-0 pid=4242) RuntimeError: pidfd_open:Operation not permitted", "ActorInfer-0 pid=4242",
      "RuntimeError: pidfd_open:Operation not permitted"),
     ("(see-also) the notes", None, "(see-also) the notes"),
+    # a Ray Serve replica names its application and deployment, colon-separated, before its pid; a colon in
+    # parenthesised prose is no tag
+    ("(ServeReplica:default:LLMServer:qwen3-8b pid=23841) ERROR 06-19 14:02:48 [core.py:515] EngineCore failed to start.",
+     "ServeReplica:default:LLMServer:qwen3-8b pid=23841", "EngineCore failed to start."),
+    ("(note: see above) the notes", None, "(note: see above) the notes"),
     # Python logging's basicConfig format, as an app that wraps the engine logs what it caught
     ("ERROR:app.services.asr.qwen3_engine:Failed to load Qwen3-ASR model: boom", None, "Failed to load Qwen3-ASR model: boom"),
     # progress dots a compiler printed without a newline, glued to the next record; dots alone are text

@@ -84,8 +84,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("torchrun", r"\[(?P<proc>rank\d+)\]:(?:\[(?P<glevel>[WEIF])\d{3,4} [\d:.]+ (?P<gsrc>[^\]]*)\])?\s?"),
     # vLLM process tags: "(EngineCore_DP0 pid=312) ", "(Worker_TP4) ", "(RayWorkerWrapper pid=1, ip=10.0.0.1) ",
     # "(VllmWorker rank=0 pid=106) " and, in 0.10.0 / 0.10.1, "(VllmWorker TP3 pid=2211) "
-    # (a Ray actor named by its framework may carry a hyphen, `(ActorInfer-0 pid=4242) `: only before its pid)
-    ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:-\w+)+(?=\s+pid=)|[A-Za-z]\w*(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*)"
+    # (a Ray actor named by its framework may carry a hyphen, `(ActorInfer-0 pid=4242) `, and a Ray Serve replica its
+    # application and deployment, `(ServeReplica:default:LLMServer:qwen3-8b pid=23841) `: only before its pid)
+    ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:[-:][\w.-]+)+(?=\s+pid=)|[A-Za-z]\w*(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*)"
                      r"(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
     # the same tag with its parentheses lost (a log shipper's or a web page's copy), before a record's level only:
     # "Worker_DP4_EP4 pid=2314 ERROR 11-20 10:01:02 [multiproc_executor.py:840] "
@@ -347,10 +348,10 @@ MAX_JOINED = 1 << 20  # the reader's limit on one line (reader.MAX_LINE)
 # the record prefix of vLLM (`(EngineCore pid=1) ERROR 07-31 02:52:28 [core.py:586] `) and SGLang
 # (`[2026-03-25 05:46:24 TP0] `) found inside a line, where a paste lost its line breaks
 _GLUED_RECORD = re.compile(
-    r"(?:(?:\((?:[\w.-]+ )?pid=\d+\) )*(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.]+:\d+\]"
+    r"(?:(?:\((?:[\w.:-]+ )?pid=\d+\) )*(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.]+:\d+\]"
     r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d+)*\]"
     # vLLM's API server tags the lines of an uncaught exception with its process alone: `(APIServer pid=237) `
-    r"|\((?:[\w.-]+ )?pid=\d+\)(?= (?!(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) )))"
+    r"|\((?:[\w.:-]+ )?pid=\d+\)(?= (?!(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) )))"
     r" ")
 FLAT_MIN_RECORDS = 3  # glued records a line must hold before it is split
 FLAT_MIN_LENGTH = 200
