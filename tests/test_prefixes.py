@@ -35,6 +35,10 @@ CASES = [
     ("(ServeReplica:default:LLMServer:qwen3-8b pid=23841) ERROR 06-19 14:02:48 [core.py:515] EngineCore failed to start.",
      "ServeReplica:default:LLMServer:qwen3-8b pid=23841", "EngineCore failed to start."),
     ("(note: see above) the notes", None, "(note: see above) the notes"),
+    # a date alone stamps the line (the indentation of a frame line after it is kept); a date and a time are one stamp
+    ('2025-02-19   File "/usr/lib/python3.10/importlib/__init__.py", line 126, in import_module', None,
+     '  File "/usr/lib/python3.10/importlib/__init__.py", line 126, in import_module'),
+    ("2025-02-19 **ModuleNotFoundError: No module named 'decord'**", None, "ModuleNotFoundError: No module named 'decord'"),
     # Python logging's basicConfig format, as an app that wraps the engine logs what it caught
     ("ERROR:app.services.asr.qwen3_engine:Failed to load Qwen3-ASR model: boom", None, "Failed to load Qwen3-ASR model: boom"),
     # progress dots a compiler printed without a newline, glued to the next record; dots alone are text

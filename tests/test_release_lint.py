@@ -451,6 +451,15 @@ def test_pythons_own_messages_have_no_raise_site(bundled):
            "AttributeError: 'HybridAttnBackend' object has no attribute 'update_mamba_state_after_mtp_verify'\n")
     report = diagnose_text(log, bundled)
     assert not any("the message is raised by" in s or "rules naming" in s for s in report.next_steps)
+    # nor Python's import error for a package that is not installed, which vLLM's import_from_path words alike
+    log = ("Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.10/dist-packages/vllm/utils.py", line 1813, in __getattr__\n'
+           "    importlib.import_module(name)\n"
+           '  File "/usr/lib/python3.10/importlib/__init__.py", line 126, in import_module\n'
+           "    return _bootstrap._gcd_import(name[level:], package, level)\n"
+           "ModuleNotFoundError: No module named 'decord'\n")
+    report = diagnose_text(log, bundled)
+    assert not any("the message is raised by" in s or "no longer raise it" in s for s in report.next_steps)
 
 
 def test_an_engine_module_the_release_lacks_is_dated_by_the_index(bundled):

@@ -54,6 +54,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # "date time - " forms too
     # (a zone written apart, with or without its name: "2025-10-24T17:12:08.363544040 +08:00 CST ")
     ("timestamp", rf"{_TS}(?: [+-]\d\d:?\d\d(?: [A-Z]{{2,5}})?)?(?:\s(?:stdout|stderr) [FP](?: |$)|\s?[:|] ?|\s+- |\s+)"),
+    # a date alone, one space before the line it stamps (a shipper or a paste that kept the day, not the time):
+    # "2025-02-19   File ...", "2025-02-19 Traceback (most recent call last):"
+    ("date", r"\d{4}-\d\d-\d\d (?!\d\d?:\d\d)"),
     # the same with the year's first digits lost where a selection began mid-word: "026-07-29 11:18:04: "
     ("timestamp-cut", r"\d{1,3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:\s?[:|] ?|\s+- |\s+)"),
     # syslog / `journalctl` (short format): "Jan 01 00:00:05 gpu-node-3 vllm[2211]: ", the service's own tag
@@ -148,8 +151,7 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             own = f"json#{zlib.crc32(line.encode('utf-8', 'replace')):08x}"
     if rest.startswith(_LOGFMT_STARTS) and ' msg="' in rest:
         rest = _logfmt_msg(rest)
-    if rest.startswith("**") and rest.endswith("**") and len(rest) > 4 and "*" not in (rest[2], rest[-3]):
-        rest = rest[2:-2]  # a line a reporter set in bold (Markdown); not abseil's `*** SIGABRT received ... ***`
+    rest = _unbold(rest)
     if rest.startswith("`") and rest.endswith("`") and len(rest) > 2 and rest[1] != "`" and rest.count("`") % 2 == 0 \
             and _CODE_SPAN_LINE.match(rest[1:-1]):
         rest = rest[1:-1]  # a whole line set as inline code (Markdown): `ValueError: ... `max_model_len` ...`
@@ -208,11 +210,20 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             break
         else:
             break
+    if process is not None or record is not None or rest is not line:
+        rest = _unbold(rest)  # (bold set inside the prefix a log gave the line: `2025-02-19 **ModuleNotFoundError: ...**`)
     if record is not None and record.startswith("glog ") and rest[:1] == '"' and len(rest) > 2:
         # newer glog builds (Triton's server) print the message as a quoted string, escapes kept: without its quotes
         # and its closing line break (`"[vllm] Failed to start engine: ...\n"`; a line cut short keeps no closing one)
         rest = rest[1:-1].removesuffix("\\n") if rest.endswith('"') else rest[1:]
     return process, rest, record if record is not None else own
+
+
+def _unbold(text: str) -> str:
+    """A line a reporter set in bold (Markdown) without its asterisks; not abseil's `*** SIGABRT received ... ***`."""
+    if text.startswith("**") and text.endswith("**") and len(text) > 4 and "*" not in (text[2], text[-3]):
+        return text[2:-2]
+    return text
 
 
 # the field a log shipper keeps the line in: Docker's json-file driver and Kubernetes collectors (`log`), fluentd /

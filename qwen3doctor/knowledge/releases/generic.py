@@ -142,10 +142,12 @@ def _by_piece(engine: str) -> dict[str, list[str]]:
 
 
 # the messages Python itself raises (an engine that raises the same words is re-raising them in a wrapper's
-# `__getattr__`): any of them would be "found" there, in a file that has nothing to do with the crash
+# `__getattr__`, or naming a module it imports by path, `No module named '*'`): any of them would be "found" there,
+# in a file that has nothing to do with the crash
 _BUILTIN = re.compile(r"^\*?'? object has no attribute|object (?:has no attribute|is not (?:subscriptable|callable|iterable))|"
                       r"index out of range|unsupported operand type|got an unexpected keyword argument|"
-                      r"missing \* required positional argument|takes \* positional arguments? but")
+                      r"missing \* required positional argument|takes \* positional arguments? but|"
+                      r"^No module named|^cannot import name")
 
 
 def _template_re(tmpl: str) -> re.Pattern:
