@@ -289,8 +289,11 @@ _PLATFORM_LINE = re.compile(r"(?:Automatically detected platform|Platform plugin
 _PLATFORM_NAMES = {"ascend": "npu", "npu": "npu", "metax": "maca", "maca": "maca"}
 _BUILD_PLATFORM = re.compile(r"\+(?:\w+\.)*?(cpu|rocm|xpu|tpu)")
 # Google's TPUs: the device listing (`TPU7x-8`, `TPU v5e`), tpu-inference's worker, libtpu
-# vllm-metal on Apple silicon: MLX's device, Metal's wired memory limit, the plugin's own package
-_METAL_HINT = re.compile(r"MLX device set to|Metal wired_limit|\bvllm[_-]metal\b|\bmx\.metal\.|PyTorch device set to: mps")
+# Apple silicon: vllm-metal (MLX's device, Metal's wired memory limit, the plugin's own package) and the MLX servers
+# with a vLLM-style API, known by their own packages (vllm-mlx and its fork Rapid-MLX as `vllm_mlx`, vMLX as
+# `vmlx_engine`): MLX runs only on Apple silicon, so their macOS paths are no CPU build of vLLM
+_METAL_HINT = re.compile(r"MLX device set to|Metal wired_limit|\bvllm[_-]metal\b|\bmx\.metal\.|PyTorch device set to: mps|"
+                         r"\bvllm[_-]mlx\b|\bvmlx_engine\b|\brapid[_-]mlx\b")
 # vLLM's DEBUG report of its platform probe (`TPU platform is not available because: No module named 'libtpu'`,
 # `Checking if ROCm platform is available.`): it names every platform it rules out, so it is no sign of any
 _PLATFORM_PROBE = re.compile(r"\b(?:Checking if \w+ platform is available|\w+ platform is not available because\b)")
@@ -953,7 +956,7 @@ class EnvCollector:
         elif "cu" in text and _CUDA_TAG.search(text):
             self.put("platform", "cuda", "log: a CUDA image", P_HINT)
         elif _METAL_HINT.search(text):
-            self.put("platform", "metal", "log: Apple silicon (vllm-metal on MLX)", P_HINT)
+            self.put("platform", "metal", "log: Apple silicon (an MLX server or vllm-metal)", P_HINT)
         elif _CUDA_HINT.search(text):
             self.weak_platform("cuda", "log: an NVIDIA-only library, driver or device-mask line")
         elif _CANN_PYTHON_HOME.search(text):
