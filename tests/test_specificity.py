@@ -164,6 +164,15 @@ def test_a_common_exception_type_alone_is_no_candidate_when_the_paste_shows_its_
           '  File "/x/vllm/v1/core/kv_cache_utils.py", line 270, in popleft_n\n'
           "    assert self.fake_free_list_head.next_free_block is not None\nAssertionError\n")
     assert "block-pool-admission-allocation-mismatch" in [f.rule_id for f in diagnose_text(tb, catalog).findings]
+    # a traceback cut above its frames is the same: its own message is shown, the rule's frames are not
+    # (a fix PR's condensed call chain: only its first line reads as a frame)
+    cut = ('File ".../srt/disaggregation/decode.py", pop_preallocated\n'
+           "  -> _match_prefix_and_lock\n"
+           "    -> _build_decode_prefix_match\n"
+           "      -> .../srt/disaggregation/decode_hicache_mixin.py:84\n"
+           "         l3_storage_hit_length = self.tree_cache.query_storage_hit_length(...)\n"
+           "AttributeError: 'UnifiedRadixCache' object has no attribute 'query_storage_hit_length'\n")
+    assert "deepgemm-python-api-mismatch" not in [f.rule_id for f in diagnose_text(cut, catalog).findings]
 
 
 def test_a_name_in_a_messages_listing_of_every_parameter_is_no_evidence(catalog):

@@ -453,8 +453,9 @@ def _type_alone(rm: RuleMatch, scan: Scan) -> bool:
         return False
     if not any(ev.state == "unknown" and ev.clause.endswith("frames") for ev in rm.match):
         return False
-    # (a bare assert whose statement the paste quotes is as good as a message: `assert use_attn_tp_group is False`)
-    return any(c.exception_type and (c.message.strip() or c.assertion) and not c.frames
+    # (a bare assert whose statement the paste quotes is as good as a message: `assert use_attn_tp_group is False`;
+    # a traceback cut above its frames shows the message as well as one with none: the rule's frames are not there)
+    return any(c.exception_type and (c.message.strip() or c.assertion)
                for c in scan.crashes if c.role != "consequence")
 
 
