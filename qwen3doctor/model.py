@@ -44,6 +44,7 @@ class Crash:
     cut_short: bool = False  # its message ends in "..." or stops mid-line where the paste ends: the rest may be missing
     assertion: str = ""  # an AssertionError without a message: the `assert` statement under its last frame
     next_call: str = ""  # a traceback cut inside its next frame line: that frame's function, the call on the line above
+    inside: str = ""  # the exception type whose message is this whole traceback (`RuntimeError: Traceback (most ...`)
 
     @property
     def span(self) -> tuple[int, int]:

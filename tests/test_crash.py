@@ -386,3 +386,25 @@ def test_a_tensorrt_llm_check_is_a_crash_line_over_its_native_backtrace():
     assert len(crashes) == 1
     assert crashes[0].message.endswith("Error occurred when running GEMM! (/src/cpp/kernels/batchedGemm/KernelRunner.cpp:180)")
     assert [f.function for f in crashes[0].native] == ["throwRuntimeError", "run"]
+
+
+def test_a_traceback_that_is_an_exceptions_message_is_its_cause_not_a_cut_message():
+    # Ray Serve's replica raises RuntimeError(traceback.format_exc()): the caller prints `RuntimeError: Traceback ...`
+    # and the replica's whole traceback as that exception's message; its own exception line is what happened, and
+    # the RuntimeError is no crash whose message was cut off
+    log = """\
+(ServeController pid=9) ray.exceptions.RayTaskError(RuntimeError): ray::ServeReplica:default:LLMServer.initialize_and_get_metadata() (pid=41, ip=10.0.0.3)
+(ServeController pid=9)   File "/r/ray/serve/_private/replica.py", line 1034, in initialize_and_get_metadata
+(ServeController pid=9)     raise RuntimeError(traceback.format_exc()) from None
+(ServeController pid=9) RuntimeError: Traceback (most recent call last):
+(ServeController pid=9)   File "/r/vllm/v1/engine/core_client.py", line 491, in _init_engines_direct
+(ServeController pid=9)     self.resources.local_engine_manager = CoreEngineProcManager(
+(ServeController pid=9)   File "/usr/lib/python3.11/multiprocessing/reduction.py", line 60, in dump
+(ServeController pid=9)     ForkingPickler(file, protocol).dump(obj)
+(ServeController pid=9) _pickle.PicklingError: Can't pickle <class 'transformers_modules.m.configuration_m.MConfig'>: it's not the same object as transformers_modules.m.configuration_m.MConfig
+"""
+    crashes = parse(log)
+    assert not any(c.exception_type == "RuntimeError" and c.message_cut for c in crashes)
+    causes = [c for c in embedded_causes(crashes) if c.exception_type == "_pickle.PicklingError"]
+    assert causes and causes[0].functions == ("_init_engines_direct", "dump") and causes[0].inside == "RuntimeError"
+    assert not any(c.exception_type == "RuntimeError" and not c.message for c in embedded_causes(crashes))

@@ -578,6 +578,7 @@ class _Open:
     imports: bool = False  # its last frame is a module's top level running an import statement
     last_code: tuple[int, str] = (0, "")  # the last code line read, and how many frames there were then
     pyspy: bool = False  # an active thread of a py-spy dump (its own frame format)
+    inside: str = ""  # the exception whose message it is: `RuntimeError: Traceback (most recent call last):`
     hang: bool = False  # a live thread's stack (py-spy, faulthandler's watchdog): where a running process is, no exception
 
     def __post_init__(self) -> None:
@@ -721,6 +722,10 @@ class CrashParser:
                 self._close(process)
             tb = _Open(process, line_no, headed=True, chained_from=self._pending_chain.pop(process, []), last_line=line_no,
                        indent=_indent(text) if head and head.start() == 0 else 0, reverse=not head)
+            if head and head.start() > 0 and (outer := _EXC.match(stripped)) is not None and outer.end("type") < head.start():
+                # `raise RuntimeError(traceback.format_exc())` (Ray Serve's replica): the traceback is that
+                # exception's message, and its own exception line is what happened
+                tb.inside = outer.group("type")
             if not head and (before is not None and before[0] == line_no - 1 and _FAULT_TIMEOUT.match(before[1].strip())
                              or 0 < line_no - self._hang_until.get(process, -9) <= 2):
                 # faulthandler's watchdog (`dump_traceback_later`): every thread's stack where it stood when the
@@ -1147,6 +1152,7 @@ class CrashParser:
             cut_short=bool(message) and bool(ELLIPSIS.search(message) or at_end and MID_LINE.search(message)),
             assertion=_assertion(tb, message),
             next_call=next_call,
+            inside=tb.inside,
         )
         if tb.exc_type and (tb.record is not None and tb.record.startswith(QUIET_LEVELS) and tb.headed
                             or tb.line_no - self._retried.get(process, -99) == 1):
@@ -1244,8 +1250,9 @@ def embedded_causes(crashes: list[Crash]) -> list[Crash]:
     failed with error 'KeyError: ...'`): that exception is a cause of its own, whatever its type."""
     out = list(crashes)
     for crash in crashes:
-        if crash.wraps and not any(c.exception_type and c.exception_type.rsplit(".", 1)[-1] == crash.wraps
-                                   and c.line_no > crash.line_no for c in crashes):
+        if crash.wraps and not any((c.exception_type and c.exception_type.rsplit(".", 1)[-1] == crash.wraps
+                                    or c.inside.rsplit(".", 1)[-1] == crash.wraps) and c.line_no > crash.line_no
+                                   for c in crashes):
             # Ray's caller names the task's exception in brackets; with the task's own traceback cut off, that type
             # is the cause and its message unknown - unless the line carries it after the task's name and place
             # (`ray::Actor.f() (pid=20431, ip=10.0.3.17) failed: There is no module ...`)
