@@ -331,7 +331,9 @@ _CUDA_HINT = re.compile(r"DeepGEMM|deep_gemm\.|FlashInfer|NVRM: Xid|ptxas|NVIDIA
 _CANN_PYTHON_HOME = re.compile(r"/usr/local/python3\.\d+\.\d+/lib/python3\.")
 # Ascend's own words: the NPU graph mode (`acl_graph.py`, "Replaying aclgraph"), its NZ weight format, a CANN image
 # (`NPU` in a list of platforms, `needs CUDA/MUSA/NPU`, names none of them)
-_NPU_HINT = re.compile(r"Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
+# (not a name in a list of choices: SGLang's deterministic-inference check lists `['flashinfer', 'fa3', 'triton',
+# 'ascend']` on any GPU, argparse's `(choose from 'fa3', 'ascend', ...)` too)
+_NPU_HINT = re.compile(r"(?<!\[')(?<!, ')(?<!\[\")(?<!, \")Ascend|\bAtlas\s?(?:300I|300V|800I?|900|A2|A3)\b|torch_npu|(?<!/)\bNPU\b(?!/)|vllm[-_]ascend|\bbackend=cann\b|\bcann\d|\bacl_?graph\b|\bNZ format\b|"
                        r"\bACL graphs?\b|\bHCCL_\w+|\bFFTS\+|bishengir|triton/backends/ascend|"
                        # (HCCL, Ascend's collective library, by its own API names: `HcclCommInitRootInfoConfig failed`)
                        r"\b[Hh]ccl(?:Comm|AllReduce|Allreduce|Broadcast|Send|Recv|GetRootInfo)\w*|"
