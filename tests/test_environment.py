@@ -264,6 +264,10 @@ def test_a_release_named_in_a_sentence_is_not_the_running_one():
     assert env_of("WARNING 05-22 10:02:30 [config.py:70] This will be removed in vLLM v0.24.0.").get("engine_version") is None
     assert env_of("ImportError: this build needs sglang>=0.5.4").get("engine_version") is None
     assert env_of("Using vllm 0.9.2 with CUDA 12.8").get("engine_version") == "0.9.2"
+    # SGLang's refusal of a vLLM-borrowed quantization method names the vllm it wants installed, not a running vLLM
+    refusal = env_of("ValueError: gguf quantization requires some operators from vllm. "
+                     "Please install vllm by `pip install vllm==0.9.0.1`")
+    assert refusal.get("engine_version") is None and refusal.get("engine") != "vllm"
 
 
 def test_a_plugin_re_registering_an_architecture_names_no_model():

@@ -126,7 +126,10 @@ _VLLM_VERSION = re.compile(
     r"vLLM API server version (?P<v>\S+)|\bvllm(?:\s+version)?(?:[=\s:`'_-]+|(?=\d))(?P<v2>v?\d+\.\d+[\w.+-]*)(?![\w.+-]*\\)|vllm-(?P<v3>\d+\.\d+[\w.+-]*?)(?:-cp\d|\.whl|$)"
     r"|\bvllm-v(?P<v4>\d+-\d+-\d+)(?=[/-])", re.I)
 # the words before a release that is not the one running: a deprecation's deadline, a requirement, a suggestion
-_OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?)\s*$", re.I)
+# (and the release an SGLang refusal asks for: "awq quantization requires some operators from vllm. Please install vllm by
+# `pip install vllm==0.9.0.1`" names the vLLM that SGLang wants beside it, not the engine that ran)
+_OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?"
+                            r"|\binstall vllm by\W*pip install)\s*$", re.I)
 # (also glued to its version: `gpustack/runner:rocm7.0-sglang0.5.8.post1`, "Sglang0.5.3 doesn't work on ...")
 _SGLANG_VERSION = re.compile(r"\bsglang(?:[=\s:`'-]+|(?=\d+\.\d))(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
 # an image tag that names the ROCm release it was built on (`gpustack/runner:rocm7.0-sglang0.5.8.post1`)
