@@ -205,8 +205,14 @@ def test_the_cann_runtimes_fault_lines_and_ascend_only_modules_say_the_platform_
         assert env_of(line + "\n").get("platform") == "npu", line
     # a sentence is no sign of any platform (nor is a Python built under /usr/local beside an NVIDIA-only line: below)
     for line in ("Download failed, reason=[timeout], retrying",
-                 "RuntimeError: CUDA error: an illegal memory access was encountered"):
+                 "RuntimeError: CUDA error: an illegal memory access was encountered",
+                 # a list of choices names every backend, on any device (SGLang 0.5.13+'s deterministic-inference check)
+                 "ValueError: Currently only ['flashinfer', 'fa3', 'triton', 'ascend'] attention backends are supported "
+                 "for deterministic inference, but you explicitly specified 'trtllm_mha'.",
+                 "launch_server.py: error: argument --attention-backend: invalid choice: 'fa4' (choose from 'fa3', 'ascend')"):
         assert env_of(line + "\n").get("platform") != "npu", line
+    # the value a launch chose is the device's
+    assert env_of("server_args=ServerArgs(model_path='Qwen/Qwen3-8B', attention_backend='ascend', device='npu')\n").get("platform") == "npu"
 
 
 def test_the_chip_a_kernel_package_was_built_for_is_not_the_device():
