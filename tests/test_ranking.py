@@ -466,3 +466,24 @@ def test_a_candidate_whose_log_clause_names_the_deepest_frame_goes_first(catalog
     # the same cut one frame higher (no import statement of transformers shown) places nothing there
     higher = diagnose_text(paste.rsplit(prefix, 2)[0], catalog)
     assert not any(f.rule_id == "transformers-version-mismatch" for f in higher.findings)
+
+
+def test_a_launch_line_a_cause_needs_beside_its_cut_message_does_not_outrank_the_crashs_own_step(catalog):
+    # a Gemma 4 launch with its MTP drafter: the drafter's name in the serve command is a line the drafter's capture
+    # crash needs, beside its FlashInfer message; with the message cut off it points there as a supporting line does,
+    # but a traceback whose own frames stop in create_model_config failed while the arguments were read, long before
+    # any CUDA graph was captured
+    launch = ("$ vllm serve google/gemma-4-31B-it --speculative-config "
+              "'{\"model\":\"google/gemma-4-31B-it-assistant\",\"num_speculative_tokens\":4}'\n"
+              "(APIServer pid=7) INFO 10-02 11:20:31 [utils.py:299] vLLM API server version 0.27.1\n"
+              "(APIServer pid=7) Traceback (most recent call last):\n")
+    args = ('(APIServer pid=7)   File "/opt/venv/lib/python3.12/site-packages/vllm/engine/arg_utils.py", line 1686, in create_engine_config\n'
+            "(APIServer pid=7)     model_config = self.create_model_config()\n"
+            '(APIServer pid=7)   File "/opt/venv/lib/python3.12/site-packages/vllm/engine/arg_utils.py", line 1540, in create_model_config\n'
+            "(APIServer pid=7)     return ModelConfig(\n")
+    ids = [f.rule_id for f in diagnose_text(launch + args, catalog).findings]
+    assert "gemma4-mtp-drafter-flashinfer-trtllm-head-dim-512" not in ids
+    capture = ('(EngineCore_DP0 pid=9)   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/worker/gpu_model_runner.py", line 4410, in capture_model\n'
+               "(EngineCore_DP0 pid=9)     self._capture_cudagraphs(\n")
+    cut = launch.replace("(APIServer pid=7) Traceback", "(EngineCore_DP0 pid=9) Traceback") + capture
+    assert "gemma4-mtp-drafter-flashinfer-trtllm-head-dim-512" in [f.rule_id for f in diagnose_text(cut, catalog).findings]
