@@ -210,8 +210,7 @@ def peel_record(line: str) -> tuple[str | None, str, str | None]:
             break
         else:
             break
-    if process is not None or record is not None or rest is not line:
-        rest = _unbold(rest)  # (bold set inside the prefix a log gave the line: `2025-02-19 **ModuleNotFoundError: ...**`)
+    rest = _unbold(rest)  # (bold set inside the prefix a log gave the line: `2025-02-19 **ModuleNotFoundError: ...**`)
     if record is not None and record.startswith("glog ") and rest[:1] == '"' and len(rest) > 2:
         # newer glog builds (Triton's server) print the message as a quoted string, escapes kept: without its quotes
         # and its closing line break (`"[vllm] Failed to start engine: ...\n"`; a line cut short keeps no closing one)
