@@ -1108,6 +1108,9 @@ def test_a_python_logging_record_after_an_exception_line_is_not_its_message(cata
            "TypeError: '<' not supported between instances of 'Request' and 'Request'\n"
            "2026-03-11 22:04:18,106 INFO crawl.runner: 1 page(s) crawled, 0 queued, shutting down\n")
     assert diagnose_text(log, catalog).crash.message == "'<' not supported between instances of 'Request' and 'Request'"
+    # so is a record that names its level and its source file and line (an RL framework's rollout worker)
+    sourced = log.replace("INFO crawl.runner: 1 page(s) crawled", "INFO  rollout.py:141  1 page(s) crawled")
+    assert diagnose_text(sourced, catalog).crash.message == "'<' not supported between instances of 'Request' and 'Request'"
     # a message's own second line stays its own
     wrapped = log.replace("2026-03-11 22:04:18,106 INFO crawl.runner: 1 page(s) crawled, 0 queued, shutting down\n",
                           "while comparing the queued items\n")

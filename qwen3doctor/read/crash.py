@@ -187,7 +187,10 @@ _LOG_RECORD = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s*:|"
                          r"[a-z_][\w.]* \d+ (?:DEBUG|INFO|WARNING)\s|"
                          # a level and a logger (Rust's tracing: `ERROR sglang_router_rs::routers::http::pd_router: ...`;
                          # Python's `%(asctime)s %(levelname)s %(name)s: ...`, its time peeled: `INFO crawl.runner: ...`)
-                         r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) +\w+(?:::\w+)+:|(?:DEBUG|INFO|WARNING) +[a-z_]\w*(?:\.\w+)*: |-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$](?: |$)|\[[^\s@\]]+@[\w.-]+ [^\]]*\][#$](?: |$)|\$(?: |$)|\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
+                         r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) +\w+(?:::\w+)+:|(?:DEBUG|INFO|WARNING) +[a-z_]\w*(?:\.\w+)*: |"
+                         # a quiet level and its source file and line (`%(levelname)-5s %(filename)s:%(lineno)d  ...`,
+                         # its time peeled: `INFO  rollout.py:141  released 1 GPU(s) back to the pool`)
+                         r"(?:DEBUG|INFO|WARNING) +[\w.-]+\.py:\d+ |-{8,}$|[a-z_]+:$|(?:\(\S+\) )?\S+@[\w.<>-]+:\S*[#$](?: |$)|\[[^\s@\]]+@[\w.-]+ [^\]]*\][#$](?: |$)|\$(?: |$)|\[?[WEIF]\d{3,4} \d\d:\d\d:\d\d[\d.]* |(?:<[\w ]+>|\S+):\d+: [A-Z]\w*Warning: |Process [\w-]+:$|\S+ exited with code \d+|\S+:\d+ - \"(?:GET|POST|PUT|DELETE) |Received request |Added request "
                          # a frame of a one-line-per-call trace (`vllm/v1/engine/core.py:693 -> run_busy_loop()`)
                          r"|\S+\.py:\d+ -> \S"
                          # a compiler's quote of the source under its error (`18 | #include <x.h>`, `   | ^~~`)
