@@ -110,13 +110,17 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             # a generic message says which class of crash this is; a frame every traceback passes says nothing
             weak = weak or (kind != "frames" and not (kind == "log" and ev.clause.rsplit(".", 1)[0] in cut_alternatives))
         elif kind == "log" and ev.clause.rsplit(".", 1)[0] in cut_alternatives:
-            # a line the cause needs beside its cut-off message or frames (the drafter named in the launch): it points
-            # here as a supporting line does, but it is no sign of this crash, and the crash's own step still rules
+            # a line the cause needs beside its cut-off message or frames (the drafter named in the launch): evidence,
+            # but not of where this crash happened, so the crash's own step still rules (below)
             total += MATCH_WEIGHT[kind]
             beside_cut = True
         else:
             total += MATCH_WEIGHT[kind]
             strong = True
+    if beside_cut and not strong:
+        if _other_step(rule, scan):
+            return None  # (a crash its own frames place in another start-up step than this cause's)
+        strong = True
     support = 0.0
     supported = False  # a specific supporting hit: a frame, a log line, a non-generic message
     for ev in rm.supports:
@@ -181,10 +185,9 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             basis = "generic"
         elif _combination(rm):
             basis = "combination"
-        elif ((supported or beside_cut) and crashed and not rm.message_missed or on_path or path_hit
-              or module is not None) and not misses:
+        elif (supported and crashed and not rm.message_missed or on_path or path_hit or module is not None) and not misses:
             # a crash whose own lines are missing, and lines that point here; or a cut traceback on this cause's path
-            basis = "supporting" if (supported or beside_cut) and crashed else "path"
+            basis = "supporting" if supported and crashed else "path"
             # (the cut traceback stops in the module this cause lives in: beside supporting lines only when the module
             # is the one the rule's id abbreviates, `ct-...` in compressed_tensors/, not a short word both share)
             if module is not None and (basis == "path" or _abbreviated(rule, module)):
