@@ -274,6 +274,14 @@ def test_a_release_named_in_a_sentence_is_not_the_running_one():
     refusal = env_of("ValueError: gguf quantization requires some operators from vllm. "
                      "Please install vllm by `pip install vllm==0.9.0.1`")
     assert refusal.get("engine_version") is None and refusal.get("engine") != "vllm"
+    # any install command a message suggests names a release to get, whatever the sentence around it ...
+    for advice in ("RuntimeError: the fused kernel is missing; try `pip install -U vllm==0.10.1.1` and restart",
+                   "ImportError: flashinfer is too old, run pip install vllm==0.11.0 to get a matching wheel",
+                   "hint: reinstall with 'uv pip install vllm==0.12.0'"):
+        assert env_of(advice).get("engine_version") is None, advice
+    # ... while the user's own install line, at a prompt or in a Dockerfile, set up the release that runs
+    for setup in ("$ pip install vllm==0.9.2", "Step 3/6 : RUN pip install vllm==0.9.2", "+ uv pip install vllm==0.9.2"):
+        assert env_of(setup).get("engine_version") == "0.9.2", setup
 
 
 def test_a_plugin_re_registering_an_architecture_names_no_model():

@@ -129,7 +129,11 @@ _VLLM_VERSION = re.compile(
 # (and the release an SGLang refusal asks for: "awq quantization requires some operators from vllm. Please install vllm by
 # `pip install vllm==0.9.0.1`" names the vLLM that SGLang wants beside it, not the engine that ran)
 _OTHER_RELEASE = re.compile(r"(?:\b(?:in|since|from|until|before|after|than|to|requires?|removed|deprecated)|[<>=~!]=?"
-                            r"|\binstall vllm by\W*pip install)\s*$", re.I)
+                            # (an install command a message suggests, quoted or after "by" / "try" / "run": "Please
+                            # install vllm by `pip install vllm==0.9.0.1`"; not a user's own `$ pip install vllm==0.9.2`
+                            # or a Dockerfile's `RUN pip install ...`, which set up the release that runs)
+                            r"|(?:[`'\"]|\b(?:by|try|please|via|using|with|(?-i:run))\s+)(?:uv\s+)?(?:python3?\s+-m\s+)?"
+                            r"pip3?\s+install(?:\s+-\S+)*)\s*$", re.I)
 # (also glued to its version: `gpustack/runner:rocm7.0-sglang0.5.8.post1`, "Sglang0.5.3 doesn't work on ...")
 _SGLANG_VERSION = re.compile(r"\bsglang(?:[=\s:`'-]+|(?=\d+\.\d))(?P<v>v?\d+\.\d+[\w.+-]*)|sglang version:? (?P<v2>\S+)", re.I)
 # an image tag that names the ROCm release it was built on (`gpustack/runner:rocm7.0-sglang0.5.8.post1`)
