@@ -270,7 +270,7 @@ LINE_MODULES = {
 }
 LINES_VERSION = 1  # bump when the line extraction changes; per-release results cached beside the slim zips
 FILE_CACHE: dict[str, dict] = {}  # sha1 of a file's text -> what it contributes (releases share most files)
-EXTRACT_VERSION = 6  # bump when extraction changes; per-release results cached beside the slim zips
+EXTRACT_VERSION = 7  # bump when extraction changes; per-release results cached beside the slim zips
 
 
 def is_parser_file(pkg: str, name: str) -> bool:
@@ -285,6 +285,51 @@ def wants_consts(pkg: str, name: str) -> bool:
     return (is_parser_file(pkg, name) or "/config" in name or name.endswith(("envs.py", "constants.py", "arg_utils.py"))
             or name.startswith(("sglang/srt/server_args", "sglang/srt/arg_groups", "vllm/engine/", "vllm/entrypoints/openai/"))
             or name.endswith("/utils/__init__.py") or name in ("vllm/utils.py", "sglang/srt/utils.py"))
+
+
+# the files that register the parsers --tool-call-parser and --reasoning-parser name (vLLM:
+# entrypoints/openai/tool_parsers/, tool_parsers/, reasoning/; SGLang: function_call(_parser), reasoning_parser)
+REGISTRY_FILE = re.compile(r"tool_parser|reasoning|function_call")
+
+
+def is_registry_file(name: str) -> bool:
+    return bool(REGISTRY_FILE.search(name))
+
+
+def registry_choice(target: str) -> str | None:
+    """The flag whose values a registry named `target` holds (a manager class, a dict of names)."""
+    upper = target.upper()
+    if "TOOL" in upper and "PARSER" in upper or target == "ToolCallParserEnum":
+        return "--tool-call-parser"
+    if "REASONING" in upper and "PARSER" in upper or target == "DetectorMap":
+        return "--reasoning-parser"
+    return None
+
+
+def parser_names(tree: ast.Module) -> set[str]:
+    """`--tool-call-parser=NAME` / `--reasoning-parser=NAME` for every parser a registry file registers: vLLM's
+    `@ToolParserManager.register_module("hermes")` (a name, a list, `name=`), its lazy tables
+    (`_TOOL_PARSERS_TO_REGISTER = {"hermes": (module, class)}`), SGLang's `ToolCallParserEnum` and `DetectorMap`
+    dicts. These flags take any registered name and are checked at start-up, not by argparse, so the parser's
+    choices alone miss them."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("register_module", "register_lazy_module"):
+            owner = node.func.value
+            flag = registry_choice(owner.id if isinstance(owner, ast.Name) else getattr(owner, "attr", ""))
+            given = list(node.args[:1]) + [k.value for k in node.keywords if k.arg in ("name", "names")]
+            for arg in given if flag else ():
+                for value in literal(arg, {}) or ():
+                    out.add(f"{flag}={value}")
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+                flag = registry_choice(name)
+                if flag:
+                    out.update(f"{flag}={k.value}" for k in node.value.keys
+                               if isinstance(k, ast.Constant) and isinstance(k.value, str))
+    return out
 
 
 def module_names(body: list[ast.stmt]) -> set[str]:
@@ -317,7 +362,8 @@ def file_facts(pkg: str, name: str, text: str) -> dict | None:
     m = Module(name, tree)
     out = {"func": {f"{module}:{f}" for f in m.funcs | module_names(tree.body)},
            "raise": {f"{exc}\t{name}\t{fn}\t{msg}" for exc, fn, msg in m.raises},
-           "env": set(m.env), "arch": set(), "tree": tree if wants_consts(pkg, name) else None}
+           "env": set(m.env), "arch": set(), "tree": tree if wants_consts(pkg, name) else None,
+           "parsers": parser_names(tree) if is_registry_file(name) else set()}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             target = node.targets[0].id
@@ -366,11 +412,12 @@ def collect(archive: Path, pkg: str, flags_only: bool = False) -> dict[str, set[
     namespaces: list[ast.ClassDef] = []  # SGLang 0.5.20 on: ServerArgs' fields live in arg_groups/fields/*.py
     parser_trees = []
     for name, text in sources(archive, pkg):
-        if SKIP.search(name) or (flags_only and not wants_consts(pkg, name)):
+        if SKIP.search(name) or (flags_only and not wants_consts(pkg, name) and not is_registry_file(name)):
             continue
         got = file_facts(pkg, name, text)
         if got is None:
             continue
+        facts["choices"].update(got["parsers"])
         for kind in ("func", "raise", "env", "arch"):
             facts[kind].update(got[kind])
         tree = got["tree"]
@@ -556,6 +603,9 @@ KNOWN = [
     ("vllm", "flags", "--task", "0.12.0", "last"),
     ("vllm", "env", "VLLM_DEEP_GEMM_WARMUP", "0.11.1", "first"),
     ("sglang", "flags", "--cuda-graph-max-bs", "0.5.19", "last"),
+    # the parser registries (vLLM's release notes: the qwen3 reasoning parser in 0.9.0, qwen3_coder in 0.10.0)
+    ("vllm", "choices", "--reasoning-parser=qwen3", "0.9.0", "first"),
+    ("vllm", "choices", "--tool-call-parser=qwen3_coder", "0.10.0", "first"),
 ]
 
 
@@ -566,10 +616,10 @@ def first_last(engine: dict, kind: str, fact: str) -> tuple[str, str] | None:
     return engine["releases"][iv[0]], engine["releases"][iv[-1]]
 
 
-def check(index: dict) -> list[str]:
+def check(index: dict, kinds: tuple[str, ...] = KINDS) -> list[str]:
     problems = []
     for eng, kind, fact, version, end in KNOWN:
-        if eng not in index["engines"] or version not in index["engines"][eng]["releases"]:
+        if eng not in index["engines"] or version not in index["engines"][eng]["releases"] or kind not in kinds:
             continue
         span = first_last(index["engines"][eng], kind, fact)
         got = span[0 if end == "first" else 1] if span else None
@@ -593,12 +643,12 @@ def packed_lines(facts: dict[str, list[int]]) -> dict[str, str]:
     return {m: json.dumps(f, separators=(",", ":"), sort_keys=True) for m, f in sorted(by_module.items())}
 
 
-def write(index: dict, folder: Path) -> None:
+def write(index: dict, folder: Path, kinds: tuple[str, ...] = KINDS) -> None:
     """One gzip'd JSON per engine and kind, so a lookup of a flag never pays for the function table."""
     folder.mkdir(parents=True, exist_ok=True)
     total = 0
     for pkg, engine in index["engines"].items():
-        for kind in KINDS:
+        for kind in kinds:
             facts = packed_lines(engine[kind]) if kind == "lines" else engine[kind]
             data = json.dumps({"format": index["format"], "releases": engine["releases"], "facts": facts},
                               separators=(",", ":"), sort_keys=True).encode()
@@ -623,10 +673,24 @@ def main(argv=None) -> int:
     ap.add_argument("--part", default="", help="i/n: extract only the i-th of n contiguous slices of each "
                     "engine's releases and write nothing (run n of these at once, then a run without --part)")
     ap.add_argument("--versions", default="", help="pkg==ver,... instead of listing the index (for tests)")
+    ap.add_argument("--kinds", default=",".join(KINDS),
+                    help="the tables to write (flags,choices: reads only the parser's and the parser registries' files, "
+                    "minutes in all); the others are left as they are")
+    ap.add_argument("--same-releases", action="store_true",
+                    help="the releases the written index already lists, not the published ones (to rewrite some tables "
+                    "without adding releases to them alone)")
     args = ap.parse_args(argv)
     engines = [e for e in args.engines.split(",") if e]
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    if set(kinds) - set(KINDS):
+        raise SystemExit(f"--kinds: not a table: {', '.join(sorted(set(kinds) - set(KINDS)))}")
+    flags_only = set(kinds) <= {"flags", "choices"}
     wanted: dict[str, list[str]] = {}
-    if args.versions:
+    if args.same_releases:
+        for pkg in engines:
+            with gzip.open(args.out / f"{pkg}-flags.json.gz") as f:
+                wanted[pkg] = json.load(f)["releases"]
+    elif args.versions:
         for spec in args.versions.split(","):
             pkg, ver = spec.split("==")
             wanted.setdefault(pkg, []).append(ver)
@@ -645,15 +709,18 @@ def main(argv=None) -> int:
         status = "cached" if slim_path(args.cache, pkg, ver).exists() else fetch(args.cache, pkg, ver)
         if status.startswith("FAILED"):
             return pkg, ver, status, None
-        done = args.cache / pkg / f"{pkg}-{ver}.facts-v{EXTRACT_VERSION}.json"
+        part = "flags" if flags_only else "facts"
+        done = args.cache / pkg / f"{pkg}-{ver}.{part}-v{EXTRACT_VERSION}.json"
         if done.exists():
             status += ", extracted before"
             facts = {k: set(v) for k, v in json.loads(done.read_text()).items()}
         else:
-            facts = collect(slim_path(args.cache, pkg, ver), pkg)
+            facts = collect(slim_path(args.cache, pkg, ver), pkg, flags_only)
             done.write_text(json.dumps({k: sorted(v) for k, v in facts.items()}))
         lines = args.cache / pkg / f"{pkg}-{ver}.lines-v{LINES_VERSION}.json"
-        if lines.exists():
+        if "lines" not in kinds:
+            facts["lines"] = set()
+        elif lines.exists():
             facts["lines"] = set(json.loads(lines.read_text()))
         else:
             facts["lines"] = collect_lines(slim_path(args.cache, pkg, ver), pkg)
@@ -671,8 +738,8 @@ def main(argv=None) -> int:
     if args.part:
         return 0
     index = {"format": 1, "engines": {pkg: build(rels) for pkg, rels in per.items() if rels}}
-    write(index, args.out)
-    problems = check(index)
+    write(index, args.out, kinds)
+    problems = check(index, kinds)
     return 1 if problems else 0
 
 

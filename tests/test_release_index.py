@@ -86,8 +86,21 @@ def _generator():
     return mod
 
 
+# the parser registries: a decorator per parser file (older releases), a lazy table of names (newer ones)
+PARSERS = {
+    "0.1.0": {"vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py":
+              '@ToolParserManager.register_module("hermes")\nclass Hermes2ProToolParser: pass\n'},
+    "0.2.0": {"vllm/tool_parsers/__init__.py":
+              '_TOOL_PARSERS_TO_REGISTER = {"hermes": ("hermes_tool_parser", "Hermes2ProToolParser"),\n'
+              '                             "qwen3_coder": ("qwen3coder_tool_parser", "Qwen3CoderToolParser")}\n',
+              "vllm/reasoning/qwen3_reasoning_parser.py":
+              '@ReasoningParserManager.register_module(["qwen3"])\nclass Qwen3ReasoningParser: pass\n'},
+}
+
+
 def _members(version: str) -> dict[str, str]:
     return {
+        **PARSERS[version],
         "vllm/__init__.py": "",
         "vllm/engine/arg_utils.py": ARG_UTILS_OLD if version == "0.1.0" else ARG_UTILS_NEW,
         "vllm/envs.py": ENVS[version],
@@ -138,6 +151,10 @@ def test_generator_on_a_tiny_package(tmp_path, capsys):
     assert flags.spans("--kv-cache-dtype") == [("0.1.0", "0.2.0")]
     choices = rel.table("vllm", "choices", out)
     assert choices.spans("--gdn-prefill-backend=triton") == [("0.2.0", "0.2.0")]
+    # the names the parser registries give, whichever way a release registers them
+    assert choices.spans("--tool-call-parser=hermes") == [("0.1.0", "0.2.0")]
+    assert choices.spans("--tool-call-parser=qwen3_coder") == [("0.2.0", "0.2.0")]
+    assert choices.spans("--reasoning-parser=qwen3") == [("0.2.0", "0.2.0")]
     assert choices.spans("--task=embed") == [("0.1.0", "0.1.0")]
     assert choices.spans("--kv-cache-dtype=fp8_e5m2") == [("0.2.0", "0.2.0")]
     env = rel.table("vllm", "env", out)
@@ -153,6 +170,14 @@ def test_generator_on_a_tiny_package(tmp_path, capsys):
     assert not [k for k in raises.facts if "never indexed" in k]
     funcs = rel.table("vllm", "func", out)
     assert funcs.spans("vllm.engine.arg_utils:check_enough_kv_cache_memory") == [("0.1.0", "0.1.0")]
+    # one table rewritten alone, over the releases the index already lists: the others are left as they are
+    kept = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "vllm-choices.json.gz"}
+    (out / "vllm-choices.json.gz").unlink()
+    assert gen.main(["--cache", str(cache), "--out", str(out), "--engines", "vllm", "--kinds", "choices",
+                     "--same-releases", "--offline"]) == 0
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "vllm-choices.json.gz"} == kept
+    rel.table.cache_clear()
+    assert rel.table("vllm", "choices", out).spans("--tool-call-parser=qwen3_coder") == [("0.2.0", "0.2.0")]
     rel.table.cache_clear()
 
 
@@ -220,10 +245,54 @@ def test_an_index_finding_renders_plainly_without_an_empty_reference_list():
 def test_a_flag_whose_values_no_release_lists_gets_no_verdict_on_a_value():
     from qwen3doctor.knowledge.releases.generic import choice_lines
 
-    # --kv-cache-dtype has argparse choices in every indexed release; --tool-call-parser is a registry checked at
-    # run time since 0.8.5, so "no release accepts llama3_json" would be false
+    # --kv-cache-dtype has argparse choices in every indexed release; --quantization is a registry the index does not
+    # read, so "no release accepts awq" would be false
     assert choice_lines("vllm", "0.10.0", "--kv-cache-dtype", "fp9")[0].startswith("no vLLM release from")
-    assert choice_lines("vllm", "0.10.0", "--tool-call-parser", "llama3_json") == []
+    assert choice_lines("vllm", "0.10.0", "--quantization", "awq") == []
+
+
+@shipped
+def test_the_parser_registries_give_the_releases_of_each_parser_name():
+    from qwen3doctor.knowledge.releases.generic import choice_lines
+
+    # the names are registered, not argparse choices: the index reads the registries of every release
+    assert choice_lines("vllm", "0.9.2", "--tool-call-parser", "qwen3_coder")[0] == \
+        "`--tool-call-parser qwen3_coder` is accepted by vLLM 0.10.0-" + rel.releases("vllm")[-1]
+    assert rel.table("vllm", "choices").spans("--reasoning-parser=qwen3")[0][0] == "0.9.0"
+    assert rel.table("sglang", "choices").spans("--tool-call-parser=qwen25")[0][0] == "0.4.6"
+
+
+@shipped
+def test_a_refused_parser_name_is_dated_by_the_names_the_refusal_lists(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    # vLLM 0.9.2's start-up check, no version in the paste: the list it prints is 0.9.2's, qwen3_coder came in 0.10.0
+    listed = ("deepseek_v3, granite, granite-20b-fc, hermes, internlm, jamba, llama3_json, llama4_json, llama4_pythonic, "
+              "minimax, mistral, phi4_mini_json, pythonic, xlam")
+    report = diagnose_text("(APIServer pid=901) Traceback (most recent call last):\n"
+                           f"KeyError: 'invalid tool call parser: qwen3_coder (chose from {{ {listed} }})'\n", catalog)
+    top = report.findings[0]
+    assert top.rule_id == "tool-call-parser-name-not-registered"
+    assert top.fixes[0].command == 'pip install -U "vllm>=0.10.0"'  # this log's own answer before the general ones
+    assert "the values the refusal lists are those of vLLM 0.9.2" in top.notes
+    assert report.environment.get("family") is None  # (granite in the list is a parser's name, not the model's)
+    # a name no release registers: the closest registered names, no upgrade
+    report = diagnose_text("INFO 08-01 10:00:00 [api_server.py:1395] vLLM API server version 0.10.1.1\n"
+                           f"KeyError: 'invalid tool call parser: hermess (chose from {{ {listed}, qwen3_coder }})'\n",
+                           catalog)
+    top = report.findings[0]
+    assert any("closest to `hermess`" in n and "hermes" in n for n in top.notes)
+    assert not any("vllm>=" in fx.command for fx in top.fixes[:1])
+
+
+@shipped
+def test_check_judges_a_parser_name_unless_a_plugin_may_register_it():
+    from qwen3doctor.knowledge.releases.generic import command_alerts
+
+    found, _ = command_alerts("vllm", "0.9.2", "vllm serve Qwen/Qwen3-Coder-30B-A3B-Instruct --tool-call-parser qwen3_coder")
+    assert [name for name, _, _ in found] == ["--tool-call-parser qwen3_coder"]
+    assert command_alerts("vllm", "0.10.0", "vllm serve m --tool-call-parser qwen3_coder") == ([], None)
+    assert command_alerts("vllm", "0.9.2", "vllm serve m --tool-parser-plugin /p/mine.py --tool-call-parser mine") == ([], None)
 
 
 def _defaults_script():

@@ -355,10 +355,14 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = F
     elif extra:  # a rule explains the crash: the releases become notes on it
         # (the flags a refused setting names add nothing to the rule that explains the refusal)
         facts = tuple(ev.text for f in extra if f.rule_id != "release-index/config" for ev in f.evidence[1:])
-        # (a dated import says which release to install: that command joins the rule's fixes)
+        # (a dated import or value says which release to install: that command joins the rule's fixes)
         known = {fx.command for fx in ranked[0].fixes}
         dated = tuple(fx for f in extra if f.rule_id == "release-index/import" for fx in f.fixes if fx.command not in known)
-        ranked = [replace(ranked[0], notes=tuple(ranked[0].notes) + facts, fixes=tuple(ranked[0].fixes) + dated)] + ranked[1:]
+        # (the release that brought a refused value is this log's own answer: it comes before the rule's general ones)
+        first = tuple(fx for f in extra if f.rule_id == "release-index/choice" for fx in f.fixes
+                      if fx.command and fx.command not in known)
+        ranked = [replace(ranked[0], notes=tuple(ranked[0].notes) + facts,
+                          fixes=first + tuple(ranked[0].fixes) + dated)] + ranked[1:]
     ranked, site_steps = raise_site_notes(scan, ranked, catalog)
     if scan.empty:
         verdict = Verdict.NOTHING

@@ -761,7 +761,8 @@ class EnvCollector:
         prose = _MODEL_PROSE.search(text) if mid is None and "Qwen" in text and "model_mention" not in self._facts else None
         if prose:  # a size in prose, `Qwen3 235B RL training hangs`: the model it names, spelled as a model id is
             self.put("model_mention", prose.group(0).replace(" ", "-"), "log: model name mentioned", P_GUESS)
-        if mid is None and "other_model_mention" not in self._facts and "(choose from " not in text:
+        # (not a refusal's list of accepted names: argparse's "(choose from ...)", vLLM's parser check "(chose from {")
+        if mid is None and "other_model_mention" not in self._facts and "se from " not in text:
             other = _OTHER_MODEL.search(text)
             if other and vocab.family_of_model(other.group("m")) == vocab.OTHER:
                 self.put("other_model_mention", other.group("m"), "log: another family's model named", P_GUESS)

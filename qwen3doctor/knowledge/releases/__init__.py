@@ -25,6 +25,9 @@ from packaging.version import InvalidVersion, Version
 HERE = Path(__file__).resolve().parent
 ENGINES = ("vllm", "sglang")
 KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines")
+# the flags whose values a plugin may register at start-up (vLLM's parser plugins): with the plugin's flag given, a
+# name no release registers may still be right
+PLUGGABLE = {"--tool-call-parser": "--tool-parser-plugin", "--reasoning-parser": "--reasoning-parser-plugin"}
 LABEL = {"vllm": "vLLM", "sglang": "SGLang"}
 # the variables of the platform plugins, read by the plugin's own package, never by the engine's release
 # (vllm-ascend's VLLM_ASCEND_*, vllm-metal's VLLM_METAL_*)
@@ -266,8 +269,11 @@ def command_facts(engine: str, command: str) -> list[tuple[str, str, str]]:
             if fact:
                 out.append(("flags", flag, fact))
     if ft is not None and ct is not None:
+        given = {flag_key(engine, f) for f in flags_in(serve)}
         for flag, value in choices_in(serve):
             fact = flag_fact(engine, flag)
+            if PLUGGABLE.get(fact) in given:
+                continue  # (the plugin may register the name)
             # judge a value only where the index knows the flag's choices in some release
             if fact and any(k.startswith(fact + "=") for k in _choice_flags(engine)) and "{" not in value:
                 out.append(("choices", f"{flag} {value}", f"{fact}={value}"))

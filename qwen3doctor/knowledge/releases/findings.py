@@ -9,14 +9,16 @@ from ..generic import GENERIC_FRAMES
 from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
-from .generic import (CALL_MISMATCH, TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, KWARG_ENGINE, MISSING_MODULE, UNEXPECTED_KWARG,
-                      UNRECOGNIZED, UNSUPPORTED_ARCH, architecture_lines, callee_modules, choice_lines, engine_module,
-                      flag_lines, ignored_variables, import_lines, raise_sites, rejected_arguments)
+from .generic import (CALL_MISMATCH, TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, INVALID_PARSER, KWARG_ENGINE, MISSING_MODULE,
+                      PLUGGABLE, UNEXPECTED_KWARG, UNRECOGNIZED, UNSUPPORTED_ARCH, all_choices, architecture_lines,
+                      callee_modules, choice_lines, engine_module, flag_lines, ignored_variables, import_lines,
+                      listed_choices, raise_sites, rejected_arguments, releases_listing)
 
 # a line one of the index's readings of a refusal can take (a rejected flag, keyword or value, an unregistered
 # architecture, a missing engine module): their own patterns, joined
 TRIGGER = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in
-                              (UNRECOGNIZED, UNEXPECTED_KWARG, INVALID_CHOICE, UNSUPPORTED_ARCH, FALLBACK_ARCH, MISSING_MODULE)))
+                              (UNRECOGNIZED, UNEXPECTED_KWARG, INVALID_CHOICE, INVALID_PARSER, UNSUPPORTED_ARCH, FALLBACK_ARCH,
+                               MISSING_MODULE)))
 ENV_TRIGGER = re.compile(r"(?<![\w$])(?:VLLM|SGLANG|SGL)_[A-Z][A-Z0-9_]*=")
 SCORE = 0.5  # below a rule with its own crash evidence, above generic candidates
 # an engine's own message that something was taken out: the release that first raises it is the one that removed it
@@ -214,6 +216,47 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     return _finding("signature", title, engine, lines, fixes, "low")
 
 
+def _choice_finding(engine: str, version, flag: str, value: str, line: str) -> Finding:
+    """A value of a flag the release refused: the release that brought it (an upgrade), the last that had it (a pin)
+    or, when no release has it, the names it is closest to. A log naming no version is dated by the values the
+    refusal lists, when they are exactly one run of releases' values."""
+    label, t = LABEL[engine], table(engine, "choices")
+    facts = choice_lines(engine, version, flag, value)
+    known = all_choices(engine, flag)
+    pos = position(engine, version)
+    at = [pos] if pos is not None else releases_listing(engine, flag, listed_choices(line))
+    key = f"{flag_fact(engine, flag)}={value}"
+    spans = t.spans(key) if t is not None and known else []
+    rel = t.releases if t is not None else ()
+    if pos is None and at:
+        facts.append(f"the values the refusal lists are those of {label} "
+                     f"{rel[at[0]] if at[0] == at[-1] else rel[at[0]] + '-' + rel[at[-1]]}")
+    ran = version or (f"the release that refused it ({rel[at[0]]}" + (f"-{rel[at[-1]]}" if at[-1] != at[0] else "") + ")"
+                      if at else None)
+    fixes, confidence = [], "medium"
+    title = f"`{flag} {value}` is not a value {label} {version or ''} accepts".replace("  ", " ")
+    if spans and at and at[-1] < rel.index(spans[0][0]):
+        first = spans[0][0]
+        title = f"`{flag} {value}` came with {label} {first}: {ran} predates it"
+        fixes.append(Fix(f"Upgrade {label} to {first} or later, the first release with `{flag} {value}`",
+                         f'pip install -U "{engine}>={first}"', "an upgrade; re-test the launch"))
+        confidence = "high"
+    elif spans and at and at[0] > rel.index(spans[-1][1]):
+        last = spans[-1][1]
+        title = f"`{flag} {value}` was taken out after {label} {last}: {ran} no longer has it"
+        fixes.append(Fix(f"Pin {label} {last}, the last release with `{flag} {value}`, or pick a value this release "
+                         "accepts", f'pip install "{engine}=={last}"', "an older release"))
+        confidence = "high"
+    elif known and not spans:
+        import difflib
+
+        close = difflib.get_close_matches(value, known, n=3, cutoff=0.6)
+        if close:
+            facts.append(f"the names closest to `{value}` that a {label} release accepts: {', '.join(close)}")
+    fixes.append(Fix(f"Pick a value this release accepts for {flag}", "", "none"))
+    return _finding("choice", title, engine, [line.strip()[:200]] + facts, fixes, confidence)
+
+
 def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     """(findings, warnings) the release index gives on this log."""
     lines = _lines(scan)
@@ -233,6 +276,8 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
         kwarg = UNEXPECTED_KWARG.search(line)
         # (the argument class names its engine, whatever else the log runs: a trainer's log around the engine)
         engine = KWARG_ENGINE[kwarg.group("cls")] if kwarg else _engine(scan, line)
+        if engine is None and INVALID_PARSER.search(line):
+            engine = "vllm"  # (the start-up check of a parser's name, in vLLM's words)
         if engine is None:
             continue
         label = LABEL[engine]
@@ -279,11 +324,8 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
                     title = f"`{flag}` is not a flag of {label} {version or ''}".rstrip() + " (from the release index)"
                 findings.append(_finding("flag", title, engine, [line.strip()[:200]] + facts, fixes,
                                          "high" if pos is not None and spans else "medium"))
-            else:
-                facts = choice_lines(engine, version, flag, value)
-                findings.append(_finding("choice", f"`{flag} {value}` is not a value {label} {version or ''} accepts".replace("  ", " "),
-                                         engine, [line.strip()[:200]] + facts,
-                                         [Fix(f"Pick a value this release accepts for {flag}", "", "none")], "medium"))
+            elif PLUGGABLE.get(flag) not in scan.environment.flags:  # (a plugin may register any name)
+                findings.append(_choice_finding(engine, version, flag, value, line))
         archs = []
         m = UNSUPPORTED_ARCH.search(line)
         if m:

@@ -7,10 +7,16 @@ import re
 from functools import lru_cache
 
 from ...versions import parse_version
-from . import ENGINES, LABEL, PLUGIN_PREFIXES, available, flag_fact, position, releases, requirement, span_text, table
+from . import ENGINES, LABEL, PLUGGABLE, PLUGIN_PREFIXES, available, flag_fact, position, releases, requirement, span_text, table
 
 UNRECOGNIZED = re.compile(r"unrecognized arguments?: (?P<args>.+)")
 INVALID_CHOICE = re.compile(r"argument (?P<flag>--[\w.-]+)(?:/[-\w]+)*: invalid choice: '(?P<value>[^']+)'")
+# vLLM's start-up check of a parser's name, a KeyError that lists the registered names ("invalid tool call parser:
+# qwen3 (chose from { deepseek_v3, hermes, ... })"): the value of --tool-call-parser / --reasoning-parser
+INVALID_PARSER = re.compile(r"invalid (?P<kind>tool call|reasoning) parser: (?P<value>[^\s()'\"]+) \(choo?se from")
+# the values a refusal lists: argparse's "(choose from 'a', 'b')" (unquoted from Python 3.12.8), vLLM's
+# "(chose from { a, b })"
+LISTED_CHOICES = re.compile(r"\(choo?se from \{?(?P<values>[^(){}]*)\}?\)")
 UNSUPPORTED_ARCH = re.compile(r"Model architectures \[(?P<archs>[^\]]*)\] (?:are|is) not supported for now")
 FALLBACK_ARCH = re.compile(r"\b(?P<arch>\w+) has no vLLM implementation, falling back to Transformers")  # (\b: one start per word, not per character of a long one)
 SGLANG_ARCH = re.compile(r"Model architectures? \[?'?(?P<arch>\w+)'?\]? (?:is|are) not supported|Unsupported architectures?:? \[?'?(?P<arch2>\w+)")
@@ -203,7 +209,41 @@ def rejected_arguments(text: str) -> list[tuple[str, str | None]]:
     m = INVALID_CHOICE.search(text)
     if m:
         out.append((m.group("flag"), m.group("value")))
+    m = INVALID_PARSER.search(text)
+    if m:
+        out.append(("--tool-call-parser" if m.group("kind") == "tool call" else "--reasoning-parser", m.group("value")))
     return out
+
+
+def listed_choices(text: str) -> frozenset[str]:
+    """The values a refusal lists as the ones the release accepts (empty when it lists none)."""
+    m = LISTED_CHOICES.search(text)
+    if not m:
+        return frozenset()
+    return frozenset(v.strip().strip("'\"") for v in m.group("values").split(",") if v.strip().strip("'\""))
+
+
+def releases_listing(engine: str, flag: str, listed: frozenset[str]) -> list[int]:
+    """The releases whose values of a flag are exactly the ones a refusal lists: they date a log that names no
+    version (a list of deepseek_r1, granite and qwen3 is vLLM 0.9.x's)."""
+    t = table(engine, "choices")
+    fact = flag_fact(engine, flag)
+    if t is None or fact is None or len(listed) < 2:
+        return []
+    by_release: dict[int, set[str]] = {}
+    for k, iv in t.facts.items():
+        if k.startswith(fact + "="):
+            for j in range(0, len(iv), 2):
+                for i in range(iv[j], iv[j + 1] + 1):
+                    by_release.setdefault(i, set()).add(k.split("=", 1)[1])
+    return sorted(i for i, values in by_release.items() if values == listed)
+
+
+def all_choices(engine: str, flag: str) -> list[str]:
+    """Every value of a flag any indexed release accepts."""
+    t = table(engine, "choices")
+    fact = flag_fact(engine, flag)
+    return sorted(k.split("=", 1)[1] for k in (t.facts if t and fact else ()) if k.startswith(f"{fact}="))
 
 
 def choice_lines(engine: str, version, flag: str, value: str) -> list[str]:
@@ -228,7 +268,7 @@ def choice_lines(engine: str, version, flag: str, value: str) -> list[str]:
 
 
 __all__ = ["available", "requirement", "flag_lines", "architecture_lines", "raise_sites", "ignored_variables",
-           "rejected_arguments", "choice_lines", "successor"]
+           "rejected_arguments", "choice_lines", "successor", "listed_choices", "releases_listing", "all_choices"]
 
 
 # the ids of the diagnoses the release index makes without a rule, as `explain` describes them
