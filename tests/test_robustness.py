@@ -163,7 +163,9 @@ def test_writes_nothing_but_its_cache(tmp_path):
 
 
 def test_both_prefilters_give_identical_diagnoses(catalog, example_reports):
-    """Every example log reads the same with the pure-Python prefilter as with Hyperscan (the session's reports)."""
+    """The example logs read the same with the pure-Python prefilter as with Hyperscan (the session's reports).
+    Every third log, for time: the pure-Python pass is the slowest in the suite, and the test below compares the
+    lines the two select on every example log, in three forms each."""
     from qwen3doctor.judge.pipeline import prefilter_for
     from qwen3doctor.render.json import report_dict
     from qwen3doctor.read.scanner import hyperscan_available
@@ -172,7 +174,8 @@ def test_both_prefilters_give_identical_diagnoses(catalog, example_reports):
         pytest.skip("hyperscan not installed")
     assert prefilter_for(catalog).__class__ is prefilter_for(catalog, "hyperscan").__class__  # what the session used
     assert EXAMPLE_LOGS == list(example_reports)
-    for path, b in zip(EXAMPLE_LOGS, diagnose_paths(EXAMPLE_LOGS, catalog, "python")):
+    paths = EXAMPLE_LOGS[::3]
+    for path, b in zip(paths, diagnose_paths(paths, catalog, "python")):
         assert report_dict(example_reports[path]) == report_dict(b), path.name
 
 

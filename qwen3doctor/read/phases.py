@@ -110,7 +110,9 @@ _FRAME_PHASES = (
     (SIZING, frozenset((
         "determine_available_memory", "profile_run", "_initialize_kv_caches", "initialize_from_config",
         "init_memory_pool", "profile_max_num_token", "determine_num_available_blocks", "get_kv_cache_specs",
-        "initialize_kv_cache", "initialize_kv_cache_tensors", "_allocate_kv_cache_tensors", "init_kv_cache"))),
+        "initialize_kv_cache", "initialize_kv_cache_tensors", "_allocate_kv_cache_tensors", "init_kv_cache",
+        # (vLLM builds each attention group's backend and metadata builders inside initialize_kv_cache)
+        "initialize_attn_backend", "initialize_metadata_builders"))),
     (LOADING, frozenset((
         "load_model", "load_weights", "_initialize_model", "get_model", "load_weights_and_postprocess",
         "initialize_model", "process_weights_after_loading", "_load_weights", "_load_module", "init_model",
