@@ -281,6 +281,22 @@ def test_a_vllm_record_cut_down_to_its_source_location_is_peeled(catalog):
     assert "qwen3-coder-streaming-final-chunk-indexerror" not in [f.rule_id for f in report.findings]
 
 
+@pytest.mark.parametrize("paste, words", [
+    # macOS's C++ runtime ending the process, Metal's API check, zsh's notice of the signal (Apple-silicon servers)
+    ("INFO:     127.0.0.1:50412 - \"POST /v1/completions HTTP/1.1\" 200 OK\n"
+     "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution "
+     "failed: Internal Error (0000000e:Internal Error)\n", "libc++abi: terminating"),
+    ("-[AGXG16XFamilyCommandBuffer tryCoalescingPreviousComputeCommandEncoderWithConfig:nextEncoderClass:]:1091: "
+     "failed assertion `A command encoder is already encoding to this command buffer'\n", "failed assertion"),
+    ("(.venv) user@mac-studio ~ % rapid-mlx serve mlx-community/Qwen3-8B-4bit\n"
+     "zsh: segmentation fault  rapid-mlx serve mlx-community/Qwen3-8B-4bit\n", "zsh: segmentation fault"),
+])
+def test_a_native_abort_on_apple_silicon_is_a_crash(catalog, paste, words):
+    report = diagnose_text(paste, catalog)
+    assert report.verdict.value != "no-crash" and words in report.crash.message
+    assert report.crash.crash_class == "segfault"
+
+
 def test_an_llvm_unreachable_abort_is_a_crash(catalog):
     paste = ("UNREACHABLE executed at /project/lib/Dialect/TritonGPU/Transforms/HoistTMEMAlloc.cpp:418!\n"
              "Aborted (core dumped)\n")

@@ -239,6 +239,12 @@ _SHAPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (_DEVICE_ERROR, ("CUDA error", "HIP error: ", "CUDA out of memory", "NPU out of memory", "NCCL error")),
     (r"ncclSystemError.*|ncclInternalError.*|ncclUnhandledCudaError.*|ncclInvalidUsage.*", ("nccl",)),
     (r"terminate called after throwing an instance of .+", ("terminate called",)),
+    # the same end in macOS's C++ runtime, and a Metal API check failing in a debug or validated build (Apple
+    # silicon servers: `-[AGXG15XFamilyCommandBuffer ...]:1091: failed assertion `A command encoder is already ...'`)
+    (r"libc\+\+abi: terminating.*", ("libc++abi: terminating",)),
+    (r"^-\[\w+ [\w:]+\]:\d+: failed assertion `.+", ("failed assertion `",)),
+    # zsh's job-control notice of a process that died of a signal (`zsh: segmentation fault  python -m vllm_mlx...`)
+    (r"^zsh: (?:segmentation fault|abort|bus error|illegal hardware instruction)\b.*", ("zsh: ",)),
     (r"Fatal Python error: .+", ("Fatal Python",)),
     (r"Segmentation fault.*", ("Segmentation fault",)),
     # the container runtime refusing to start the server's container (the GPU could not be given to it):
@@ -436,6 +442,7 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("nccl", r"NCCL|nccl|HCCL|hccl|ProcessGroup|[Pp]rocess group watchdog|gloo|TCPStore|c10d"),
     ("launch-failure", r"launch failed|unspecified launch failure|cudaErrorLaunch"),
     ("segfault", r"Segmentation fault|Segfault encountered|SIGSEGV|SIGFPE|Floating point exception|Fatal Python error|core dumped|terminate called|corrupted size vs|"
+                 r"libc\+\+abi: terminating|(?:^|^: )zsh: (?:segmentation fault|abort|bus error)|\]:\d+: failed assertion `|"
                  r"double free or corruption|\(\): (?:invalid|corrupted|unaligned)"),
     ("killed", r"(?:^|^: )Killed\b|SIGKILL|signal 9|exitcode[=:] ?-9"),
     # (a parameter's name: dotted, or ending in the tensor's kind; not a request field such as 'weight_version')
