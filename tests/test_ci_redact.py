@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, in_workers, worker_catalog
 from qwen3doctor.judge.pipeline import diagnose_text
 from qwen3doctor.judge.fingerprint import of_report
 from qwen3doctor.redact import Redactor, redact_object, redact_text, scan_secrets
@@ -154,18 +154,20 @@ def _signature(report):
             report.crash and report.crash.exception_type, fp and fp.id)
 
 
+def _redacted_signature(job: tuple[str, bool]):
+    """The signature of an example log's diagnosis once redacted (in `in_workers`), or None when the redactor left
+    the log as it was (the same text, the same diagnosis: only the logs it changed are compared)."""
+    path, hosts = job
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    redacted = Redactor(hosts=hosts).text(text)
+    return None if redacted == text else _signature(diagnose_text(redacted, worker_catalog(), Path(path).name))
+
+
 @pytest.mark.parametrize("hosts", [False, True], ids=["default", "hosts"])
 def test_a_redacted_log_diagnoses_like_the_original_on_every_example_log(catalog, example_reports, hosts):
     assert len(EXAMPLE_LOGS) > 100
-    differ = []
-    changed = 0
-    for path in EXAMPLE_LOGS:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-        redacted = Redactor(hosts=hosts).text(text)
-        if redacted == text:
-            continue  # (nothing to redact: the same text, the same diagnosis; only the logs it changed are compared)
-        changed += 1
-        if _signature(example_reports[path]) != _signature(diagnose_text(redacted, catalog, path.name)):
-            differ.append(path.name)
-    assert changed >= 20  # the examples hold tokens, keys, addresses and hostnames for the redactor to change
+    got = in_workers(_redacted_signature, [(str(p), hosts) for p in EXAMPLE_LOGS], catalog)
+    changed = [(path, sig) for path, sig in zip(EXAMPLE_LOGS, got) if sig is not None]
+    assert len(changed) >= 20  # the examples hold tokens, keys, addresses and hostnames for the redactor to change
+    differ = [path.name for path, sig in changed if _signature(example_reports[path]) != sig]
     assert not differ, differ
