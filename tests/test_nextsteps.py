@@ -156,9 +156,14 @@ ADVISED = '''(Worker_TP1 pid=107559) ERROR 09-07 14:27:41 [multiproc_executor.py
 
 def test_an_unexplained_crash_whose_message_asks_for_a_change_leads_with_it(catalog):
     report = diagnose_text(ADVISED.format(
-        message="3-read Mamba conv transfer requires DS conv state layout. Set VLLM_SSM_CONV_STATE_LAYOUT=DS"), catalog)
+        message="transfers between different block sizes require the HND KV cache layout. Set VLLM_KV_CACHE_LAYOUT=HND"),
+        catalog)
     assert not report.findings
-    assert report.next_steps[0].startswith("The error's own message asks for `VLLM_SSM_CONV_STATE_LAYOUT=DS`")
+    assert report.next_steps[0].startswith("The error's own message asks for `VLLM_KV_CACHE_LAYOUT=HND`")
+    # (the conv-state layout the same check asks for has a rule of its own: explained, not advice)
+    explained = diagnose_text(ADVISED.format(
+        message="3-read Mamba conv transfer requires DS conv state layout. Set VLLM_SSM_CONV_STATE_LAYOUT=DS"), catalog)
+    assert explained.findings[0].rule_id == "nixl-hybrid-conv-state-layout-not-ds-assert"
     flag = diagnose_text(ADVISED.format(message="chunked prefill is required here; pass --enable-chunked-prefill"), catalog)
     assert any("`--enable-chunked-prefill`: add it to the serve command" in s for s in flag.next_steps)
     knob = diagnose_text(ADVISED.format(message="not enough blocks: try increasing `gpu_memory_utilization` or "
