@@ -3,6 +3,7 @@ architecture, warnings for ignored variables, and the raise site of the crash me
 when a log line asks for it."""
 from __future__ import annotations
 
+import difflib
 import re
 
 from ..generic import GENERIC_FRAMES
@@ -225,6 +226,8 @@ def _choice_finding(engine: str, version, flag: str, value: str, line: str) -> F
     known = all_choices(engine, flag)
     pos = position(engine, version)
     at = [pos] if pos is not None else releases_listing(engine, flag, listed_choices(line))
+    if at and at[-1] - at[0] + 1 != len(at):
+        at = []  # (the same values in two runs of releases, a value taken out and put back: no one date)
     key = f"{flag_fact(engine, flag)}={value}"
     spans = t.spans(key) if t is not None and known else []
     rel = t.releases if t is not None else ()
@@ -248,8 +251,6 @@ def _choice_finding(engine: str, version, flag: str, value: str, line: str) -> F
                          "accepts", f'pip install "{engine}=={last}"', "an older release"))
         confidence = "high"
     elif known and not spans:
-        import difflib
-
         close = difflib.get_close_matches(value, known, n=3, cutoff=0.6)
         if close:
             facts.append(f"the names closest to `{value}` that a {label} release accepts: {', '.join(close)}")
