@@ -265,3 +265,20 @@ def test_the_engine_cores_init_line_ends_start_up_for_an_in_process_engine(catal
              "(WorkerDict pid=7) RuntimeError: CUDA error: an illegal memory access was encountered\n")
     assert diagnose_text(head + done + crash, catalog).crash.during == SERVING
     assert diagnose_text(head + crash, catalog).crash.during == KV_SETUP
+
+
+def test_attention_backend_set_up_is_the_sizing_step_so_an_argument_check_crash_rules_it_out(catalog):
+    # a Gemma 4 drafter launch whose traceback is cut inside the model config check: the drafter rule's frames
+    # (initialize_attn_backend, initialize_metadata_builders) run inside initialize_kv_cache, a later step, so its
+    # launch-line clause beside the cut message is no candidate (held-out vllm#53836)
+    log = ("$ vllm serve google/gemma-4-31B-it --kv-cache-dtype fp8 --max-model-len 262144 "
+           "--speculative-config '{\"model\":\"google/gemma-4-31B-it-assistant\",\"num_speculative_tokens\":3}'\n"
+           "(APIServer pid=5120) INFO 09-02 11:20:07 [api_server.py:1734] vLLM API server version 0.27.1\n"
+           "(APIServer pid=5120) Traceback (most recent call last):\n"
+           '(APIServer pid=5120)   File "/opt/venv/lib/python3.12/site-packages/vllm/engine/arg_utils.py", line 1929, in create_engine_config\n'
+           "(APIServer pid=5120)     model_config = self.create_model_config()\n"
+           '(APIServer pid=5120)   File "/opt/venv/lib/python3.12/site-packages/vllm/engine/arg_utils.py", line 1686, in create_model_config\n'
+           "(APIServer pid=5120)     return ModelConfig(\n"
+           '(APIServer pid=5120)   File "/opt/venv/lib/python3.12/site-packa\n')
+    report = diagnose_text(log, catalog)
+    assert "gemma4-mtp-drafter-flashinfer-sm90-sliding-window-guard" not in [f.rule_id for f in report.findings]
