@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -9,6 +10,7 @@ import pytest
 from qwen3doctor.knowledge.catalog import load_catalog
 
 from qwen3doctor.knowledge.discover import rule_dirs
+from qwen3doctor.tools.ruletools import ReportCache
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "logs"
@@ -22,9 +24,22 @@ def _not_inside_github_actions(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+@functools.cache
+def bundled_catalog():
+    """The bundled rules, loaded once for the session (the `catalog` fixture, and the rule tests' parametrization)."""
+    return load_catalog(rule_dirs())
+
+
+@functools.cache
+def bundled_reports() -> ReportCache:
+    """Each test log's report, read once for the session: the rule tests and `example_reports` share them (every
+    example log is some rule's test log)."""
+    return ReportCache(bundled_catalog())
+
+
 @pytest.fixture(scope="session")
 def catalog():
-    return load_catalog(rule_dirs())
+    return bundled_catalog()
 
 
 EXAMPLE_LOGS = sorted(EXAMPLES.rglob("*.log"))
@@ -32,8 +47,16 @@ EXAMPLE_LOGS = sorted(EXAMPLES.rglob("*.log"))
 
 @pytest.fixture(scope="session")
 def example_reports(catalog) -> dict:
-    """Every example log's report, diagnosed once for the session (several tests compare against it)."""
-    return dict(zip(EXAMPLE_LOGS, diagnose_paths(EXAMPLE_LOGS, catalog)))
+    """Every example log's report, diagnosed once for the session (several tests compare against it), as the rule
+    tests read it: the two share one reading."""
+    from qwen3doctor.judge.batch import default_jobs
+
+    assert catalog is bundled_catalog()
+    cache = bundled_reports()
+    cache.fill_files(EXAMPLE_LOGS, jobs=default_jobs())
+    reports = {path: cache.of_file(path) for path in EXAMPLE_LOGS}
+    assert not [path for path, report in reports.items() if isinstance(report, str)]  # (a str: why it was unreadable)
+    return reports
 
 
 _WORKER: dict = {}

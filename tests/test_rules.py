@@ -4,13 +4,12 @@ import pytest
 
 from qwen3doctor.judge.batch import default_jobs
 from qwen3doctor.knowledge.catalog import load_catalog
-
-from qwen3doctor.knowledge.discover import rule_dirs
 from qwen3doctor.tools.ruletools import ReportCache, lint, rule_tests, run_test, untested_alternatives
+from conftest import bundled_catalog, bundled_reports
 from test_catalog import GOOD
 
-CATALOG = load_catalog(rule_dirs())
-CACHE = ReportCache(CATALOG)
+CATALOG = bundled_catalog()
+CACHE = bundled_reports()  # (shared with `example_reports`: each example log is read once in a session)
 TESTS = rule_tests(CATALOG)
 
 

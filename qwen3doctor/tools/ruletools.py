@@ -63,6 +63,12 @@ Key = tuple[str, str]  # (how, value) of a test log: the same log named by sever
 Job = tuple[Key, str, tuple[str, ...]]  # a test log, its label, the rules that must match it
 
 
+def _key(how: str, value: str) -> Key:
+    """A test log's key: a file by its normalized path (rules of two engine folders name one example log as
+    `../../examples/...` from each)."""
+    return how, os.path.normpath(value) if how == "file" else value
+
+
 class ReportCache:
     """Diagnose each test log once, however many rules name it; with it, which `match` alternatives of the rules
     that must match the log it satisfies on its own (for `untested_alternatives`). `fill` reads the logs in
@@ -80,11 +86,11 @@ class ReportCache:
         self._matchers: dict[Key, list[str]] = {}
         for t in rule_tests(catalog):
             if t.kind == "match":
-                self._matchers.setdefault((t.how, t.value), []).append(t.rule_id)
+                self._matchers.setdefault(_key(t.how, t.value), []).append(t.rule_id)
         self._store = _ReportStore(catalog) if stored else None
 
     def _job(self, test: RuleTest) -> Job:
-        key = (test.how, test.value)
+        key = _key(test.how, test.value)
         return key, test.label, tuple(self._matchers.get(key, ()))
 
     def get(self, test: RuleTest) -> Report | str:
@@ -96,7 +102,14 @@ class ReportCache:
     def satisfied(self, test: RuleTest) -> frozenset[tuple[str, int]]:
         """(rule id, alternative index) pairs the test log satisfies with every clause a hit."""
         self.get(test)
-        return self._satisfied[(test.how, test.value)]
+        return self._satisfied[self._job(test)[0]]
+
+    def of_file(self, path: str | Path) -> Report | str:
+        """The report of a log file, as a rule test naming that file gets it (`fill_files` reads many at once)."""
+        return self.get(_file_test(path))
+
+    def fill_files(self, paths: list[str | Path], jobs: int) -> None:
+        self.fill([_file_test(p) for p in paths], jobs)
 
     def fill(self, tests: list[RuleTest], jobs: int) -> None:
         """Diagnose the logs of these tests not yet read, `jobs` processes at a time."""
@@ -128,6 +141,10 @@ class ReportCache:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(self.catalog,)) as pool:
             for key, (report, satisfied) in zip(todo, pool.map(_worker_job, todo.values(), chunksize=8)):
                 self._cache[key], self._satisfied[key] = report, satisfied
+
+
+def _file_test(path: str | Path) -> RuleTest:
+    return RuleTest("", "match", 0, "file", str(path), str(path))
 
 
 class _ReportStore:

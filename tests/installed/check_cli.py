@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "logs" / "vllm" / "qwen3.5-gdn-prefill-ima-tp8.log"
@@ -132,8 +133,11 @@ def main(argv: list[str]) -> int:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("GITHUB_", "QWEN3DOCTOR_", "_QWEN3DOCTOR")) and k not in ("COLUMNS", "LINES")}
         env.update(HOME=str(home), NO_COLOR="1", XDG_CACHE_HOME=str(d / "cache"), SHELL="/bin/bash")
-        for name, args, code, shape, text in cases(files, home):
-            problems = check(program, name, args, code, shape, text, work, env)
+        todo = cases(files, home)
+        # each check is a process of its own that mostly waits: run them side by side (one per CPU), report in order
+        with ThreadPoolExecutor(max(2, os.cpu_count() or 1)) as pool:
+            results = list(pool.map(lambda c: check(program, c[0], c[1], c[2], c[3], c[4], work, env), todo))
+        for (name, args, *_), problems in zip(todo, results):
             if problems:
                 failed += 1
                 print(f"FAIL {name}: qwen3doctor {' '.join(a for a in args if a != SH)}")
