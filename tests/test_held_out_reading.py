@@ -1634,3 +1634,32 @@ def test_a_traceback_cut_inside_its_next_frame_line_names_that_frame_by_the_call
     plain = diagnose_text(log.replace("self._init_pooler(vllm_config, prefix=prefix)", "pooler = None"), catalog)
     assert plain.crashes[0].next_call == ""
     assert not any(f.rule_id == "pooling-converter-on-generate-runner-no-pooler-config" for f in plain.findings)
+
+
+def test_a_ray_tasks_record_after_the_exception_is_not_its_message(catalog):
+    """Ray tags a task's output with its pid alone (`(pid=718453) INFO ...`): the record after an exception line is a
+    line of its own, not more of the message."""
+    site = "/home/u/envs/eval/lib/python3.11/site-packages"
+    log = ("RayTaskError(TypeError): ray::run_inference_one_model() (pid=718457, ip=10.1.8.13)\n"
+           + cut_traceback("", site, [("lighteval/models/vllm/vllm_model.py", 336, "run_inference_one_model",
+                                       "llm = LLM(**model_args)"),
+                                      ("vllm/entrypoints/llm.py", 210, "__init__", "engine_args = EngineArgs(")])
+           + "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_use_ray'\n"
+           "(pid=718453) INFO 02-03 16:25:25 __init__.py:183] Automatically detected platform cuda.\n")
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert crash.message == "EngineArgs.__init__() got an unexpected keyword argument 'worker_use_ray'"
+
+
+def test_a_syslog_copy_with_its_escaped_colour_codes_keeps_the_worker_traceback(catalog):
+    """rsyslog writes the ESC byte of a colour code as `#033`: the worker tag behind it is a prefix, so the frames and
+    the exception line under it are read."""
+    tag = "Apr  3 17:38:57 gpu-node-2 vllm[140320]: #033[1;36m(VllmWorker rank=2 pid=140320)#033[0;0m "
+    site = "/opt/pytorch/lib/python3.12/site-packages"
+    log = (cut_traceback(tag, site, [("torch/utils/cpp_extension.py", 2250, "_import_module_from_library",
+                                      "torch.ops.load_library(filepath)"),
+                                     ("torch/_ops.py", 1357, "load_library", "ctypes.CDLL(path)")])
+           + tag + "OSError: /root/.cache/torch_extensions/py312_cu124/xgrammar/xgrammar.so: cannot open shared object"
+           " file: No such file or directory\n" + tag + "\n")
+    crash = own_crashes(diagnose_text(log, catalog))[0]
+    assert crash.functions == ("_import_module_from_library", "load_library")
+    assert crash.exception_type == "OSError" and crash.message.endswith("No such file or directory")

@@ -30,6 +30,10 @@ CASES = [
     ("(ActorInfer-0 pid=4242) RuntimeError: pidfd_open:Operation not permitted", "ActorInfer-0 pid=4242",
      "RuntimeError: pidfd_open:Operation not permitted"),
     ("(see-also) the notes", None, "(see-also) the notes"),
+    # a Ray task's output carries no actor name, only its pid (and ip): the record after it is a line of its own
+    ("(pid=718453) INFO 02-03 16:25:25 __init__.py:183] Automatically detected platform cuda.", "pid=718453",
+     "Automatically detected platform cuda."),
+    ("(pid=2211, ip=10.0.0.7) ValueError: boom", "pid=2211", "ValueError: boom"),
     # a Ray Serve replica names its application and deployment, colon-separated, before its pid; a colon in
     # parenthesised prose is no tag
     ("(ServeReplica:default:LLMServer:qwen3-8b pid=23841) ERROR 06-19 14:02:48 [core.py:515] EngineCore failed to start.",

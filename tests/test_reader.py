@@ -18,6 +18,12 @@ def test_ansi_colour_codes_and_their_pasted_forms_are_removed():
     assert clean("\x1b[1;36m(EngineCore_DP0 pid=43065)\x1b[0;0m ERROR x") == "(EngineCore_DP0 pid=43065) ERROR x"
     assert clean("^[[1;36m(EngineCore_DP0 pid=43065)^[[0;0m ERROR x^M") == "(EngineCore_DP0 pid=43065) ERROR x"
     assert clean("\ufffd[0;36m(APIServer pid=1)\ufffd[0m INFO y") == "(APIServer pid=1) INFO y"
+    # the ESC byte written out as text: rsyslog's `#033`, a repr()'s `\x1b` / `\033`, a JSON dump's `\u001b`
+    assert clean("#033[1;36m(VllmWorker rank=2 pid=140320)#033[0;0m OSError: x") == "(VllmWorker rank=2 pid=140320) OSError: x"
+    assert clean(r"\x1b[36mINFO\x1b[0m ok") == "INFO ok"
+    assert clean(r"\033[1;32mready") == "ready"
+    assert clean(r"\u001b[0mz") == "z"
+    assert clean("issue #033 is [1;2] not a colour") == "issue #033 is [1;2] not a colour"
 
 
 def test_crlf_and_cr_only_line_ends(tmp_path):

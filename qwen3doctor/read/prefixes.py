@@ -91,6 +91,8 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     # application and deployment, `(ServeReplica:default:LLMServer:qwen3-8b pid=23841) `: only before its pid)
     ("vllm-process", r"\((?P<proc>(?:[A-Za-z]\w*(?:[-:][\w.-]+)+(?=\s+pid=)|[A-Za-z]\w*(?:\s+(?:rank=\d+|(?:TP|DP|PP|EP)\d+))*)"
                      r"(?:\s+pid=\w+)?(?:,\s*ip=[\w.:]+)?)\)\s?"),
+    # a Ray task's output has no actor name: "(pid=718453) ", "(pid=2211, ip=10.0.0.7) "
+    ("ray-task", r"\((?P<proc>pid=\d+(?:,\s*ip=[\w.:]+)?)\)\s?"),
     # the same tag with its parentheses lost (a log shipper's or a web page's copy), before a record's level only:
     # "Worker_DP4_EP4 pid=2314 ERROR 11-20 10:01:02 [multiproc_executor.py:840] "
     ("vllm-process-bare", r"(?P<proc>(?:EngineCore|Worker|VllmWorker|APIServer|RayWorkerWrapper|StageEngineCore)\w*"

@@ -28,7 +28,11 @@ from ..errors import InputError
 MAX_LINE = 1 << 20  # bytes kept of one line
 SNIFF = 8192
 
-ANSI = re.compile(r"(?:\x1b|\ufffd|\^\[)\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]"
+ANSI = re.compile(r"(?:\x1b|\ufffd|\^\[)\[[0-9;?]*[A-Za-z]"
+                  # the ESC byte escaped by the program that wrote the log: rsyslog writes control characters
+                  # as `#033`, a repr() or a JSON dump as `\x1b` / `\033` / `\u001b`
+                  r"|(?:#033|\\(?:x1b|033|u001b))\[[0-9;?]*[A-Za-z]"
+                  r"|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]"
                   # a colour code whose ESC byte a web page dropped: `[1;36m(EngineCore_0 pid=399)[0;0m ERROR ...`
                   r"|(?<![\w\]])\[(?:\d{1,3};)*\d{1,3}m(?=[(\[\w\s]|$)")
 _TEXT_BYTES = set(range(32, 127)) | {9, 10, 12, 13, 27}
