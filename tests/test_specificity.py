@@ -5,6 +5,7 @@ from qwen3doctor.judge.pipeline import diagnose_text
 from qwen3doctor.model import Evidence, Finding
 from qwen3doctor.judge.rank import engine_agnostic, rank
 from qwen3doctor.model import Crash, Environment, Frame, Scan
+from conftest import cut_traceback
 
 VLLM_SAMPLER_IMA = '''(APIServer pid=1) INFO 03-02 10:00:00 [api_server.py:1851] vLLM API server version 0.11.0
 (EngineCore_DP0 pid=300) ERROR 03-02 10:15:00 [core.py:710] EngineCore encountered a fatal error.
@@ -563,6 +564,33 @@ def test_a_family_read_from_a_model_file_does_not_rule_out_its_moe_variant(catal
                                               catalog).findings]
     assert "quant-shared-expert-fusion-keyerror" in unsure
     assert "quant-shared-expert-fusion-keyerror" not in dense[:1]
+
+
+def test_another_familys_model_file_in_a_cut_traceback_rules_out_a_qwen_only_candidate(catalog):
+    """A traceback cut above its exception that runs through another family's model code (vLLM-Omni's HunyuanImage-3
+    files, vllm-omni#5371) is not a Qwen3-Omni crash: the Qwen3-Omni LoRA rule, a candidate there on a common loading
+    frame alone, is gone, and the family reads as another one. A draft model's file beside a Llama file (an EAGLE
+    drafter serving a Qwen3 target), the engine's shared helpers and Qwen2.5-VL's layers name no family."""
+    site = "/home/u/vllm-omni/vllm_omni/diffusion"
+    frames = [("worker/diffusion_worker.py", 1076, "__init__", "self.worker = worker_class("),
+              ("model_loader/diffusers_loader.py", 377, "load_model", "model = initialize_model(od_config)"),
+              ("models/hunyuan_image3/hunyuan_image3_transformer.py", 1853, "__init__",
+               "self.mlp = HunYuanSparseMoeBlock("),
+              ("models/hunyuan_image3/hunyuan_fused_moe.py", 146, "__new__",
+               "current_omni_platform.prepare_diffusion_op_runtime(op_name)")]
+    report = diagnose_text(cut_traceback("", site, frames), catalog)
+    assert report.environment.get("family") == "other"
+    assert "qwen3-omni-thinker-lora-unsupported" not in [f.rule_id for f in report.findings]
+    vllm = "/usr/lib/python3.12/site-packages/vllm/model_executor/models"
+
+    def family(*files):
+        tb = cut_traceback("", vllm, [(f, 10, "forward", "x = self.layer(x)") for f in files])
+        return diagnose_text(tb + "RuntimeError: boom\n", catalog).environment.get("family")
+
+    assert family("llama_eagle3.py", "llama.py") is None
+    assert family("utils.py", "qwen2_5_vl.py") is None
+    assert family("qwen3_vl.py", "qwen2_5_vl.py") == "qwen3-vl"
+    assert family("deepseek_v2.py") == "other"
 
 
 def test_a_death_before_start_up_finished_rules_out_a_cause_only_requests_meet(catalog):

@@ -362,6 +362,16 @@ _NPU_ROW = re.compile(r"^\|\s*\d+\s+(?:\|\s*)?(?:Ascend\s?)?(?P<chip>9[15]0[A-Z]
 _MOE_CONFIG_DEVICE = re.compile(r"device_name=(?P<d>(?:NVIDIA|AMD)_[A-Za-z0-9_-]+?)(?:,|\.json)")
 # (transformers keeps a folder per model: `models/qwen3_vl/modeling_qwen3_vl.py`)
 _MODEL_FILE = re.compile(r"models/(?:qwen3\w*/modeling_)?(qwen3\w*)\.py$")
+# any model implementation of the engines (`model_executor/models/deepseek_v2.py`, `srt/models/llama4.py`, vLLM-Omni's
+# `diffusion/models/hunyuan_image3/hunyuan_fused_moe.py`) or of transformers (`models/gemma3/modeling_gemma3.py`)
+_ANY_MODEL_FILE = re.compile(r"(?:model_executor|/srt|vllm_omni(?:/\w+)*?|vllm_ascend|transformers)/models/"
+                             r"(?:(?P<dir>\w+)/)?(?P<file>\w+)\.py$")
+# model files that any family's traceback may pass: the engine's shared helpers and backends, the vision towers and
+# text encoders that serve other families' models, and every Qwen file (Qwen3-VL reuses Qwen2.5-VL's layers)
+_SHARED_MODEL_FILE = re.compile(r"^(?:__init__|auto|common|utils|interfaces(?:_base)?|adapters|registry|module_mapping|config|vision"
+                                r"|transformers\w*|siglip\w*|clip|intern_vit|whisper\w*|\w*qwen\w*|bert\w*|roberta)$", re.I)
+# a draft model's file: the target it drafts for may be of any family
+_DRAFT_MODEL_FILE = re.compile(r"eagle|mtp|medusa|speculator|draft|dflash|nextn", re.I)
 _MODEL_FILE_FAMILY = {
     "qwen3": "qwen3", "qwen3_moe": "qwen3-moe", "qwen3_next": "qwen3-next", "qwen3_next_mtp": "qwen3-next",
     "qwen3_5": "qwen3.5", "qwen3_5_moe": "qwen3.5-moe", "qwen3_5_mtp": "qwen3.5", "qwen3_vl": "qwen3-vl",
@@ -1079,6 +1089,20 @@ class EnvCollector:
             if not any(other in seen for other in _BASE_OF.get(name, ())):
                 self.put("model_file", name, "log: traceback frame " + file, P_GUESS)
                 return
+        # no Qwen file: another family's own implementation (not a helper any family passes) says the model is not one,
+        # unless a draft model's file is there too (an EAGLE drafter of the Llama architecture serves Qwen3 targets)
+        others = []
+        for crash in crashes:
+            for frame in crash.frames:
+                m = _ANY_MODEL_FILE.search(frame.file.replace("\\", "/"))
+                if m:
+                    parts = [part for part in (m.group("dir"), m.group("file")) if part]
+                    if any(_DRAFT_MODEL_FILE.search(part) for part in parts):
+                        return
+                    if not any(_SHARED_MODEL_FILE.match(part) for part in parts):
+                        others.append((parts[0], frame.file.rsplit("/", 1)[-1]))
+        if others:
+            self.put("other_model_file", others[0][0], "log: traceback frame " + others[0][1], P_GUESS)
 
     # -- result ----------------------------------------------------------------------------------
     def facts(self, *, derived: bool = True) -> dict[str, Fact]:
@@ -1243,6 +1267,8 @@ def derive(out: dict[str, Fact], votes: dict[str, int]) -> None:
             fam = vocab.family_of_model(str(out["family_mention"].value))
             if fam:
                 out["family"] = Fact(fam, out["family_mention"].source)
+        if not fam and "other_model_file" in out:
+            out["family"] = Fact(vocab.OTHER, f"{out['other_model_file'].source} ({out['other_model_file'].value})")
         if not fam and "other_model_mention" in out:
             out["family"] = Fact(vocab.OTHER, f"{out['other_model_mention'].source} ({out['other_model_mention'].value})")
     if "quantization" not in out:
