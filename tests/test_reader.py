@@ -18,6 +18,8 @@ def test_ansi_colour_codes_and_their_pasted_forms_are_removed():
     assert clean("\x1b[1;36m(EngineCore_DP0 pid=43065)\x1b[0;0m ERROR x") == "(EngineCore_DP0 pid=43065) ERROR x"
     assert clean("^[[1;36m(EngineCore_DP0 pid=43065)^[[0;0m ERROR x^M") == "(EngineCore_DP0 pid=43065) ERROR x"
     assert clean("\ufffd[0;36m(APIServer pid=1)\ufffd[0m INFO y") == "(APIServer pid=1) INFO y"
+    # rsyslog writes the ESC byte as `#033` (/var/log/syslog, `journalctl` exports)
+    assert clean("#033[1;36m(VllmWorker rank=2 pid=140)#033[0;0m ERROR z") == "(VllmWorker rank=2 pid=140) ERROR z"
 
 
 def test_crlf_and_cr_only_line_ends(tmp_path):

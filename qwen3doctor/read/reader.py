@@ -28,7 +28,8 @@ from ..errors import InputError
 MAX_LINE = 1 << 20  # bytes kept of one line
 SNIFF = 8192
 
-ANSI = re.compile(r"(?:\x1b|\ufffd|\^\[)\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]"
+# (`#033[`: rsyslog's escape of the ESC byte, as /var/log/syslog and journal pastes show a worker's colour codes)
+ANSI = re.compile(r"(?:\x1b|\ufffd|\^\[|#033)\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]"
                   # a colour code whose ESC byte a web page dropped: `[1;36m(EngineCore_0 pid=399)[0;0m ERROR ...`
                   r"|(?<![\w\]])\[(?:\d{1,3};)*\d{1,3}m(?=[(\[\w\s]|$)")
 _TEXT_BYTES = set(range(32, 127)) | {9, 10, 12, 13, 27}
