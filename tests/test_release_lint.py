@@ -93,6 +93,10 @@ def test_fit_fix_for_a_known_and_an_unknown_version():
     assert rel.fit_fix("vllm", None, ">=0.16.0", cmd) == (True, "needs vLLM >= 0.18.0")
     # a spelling written for other releases is dropped for this one
     assert rel.fit_fix("vllm", "0.10.2", "", "vllm serve m --structured-outputs-config.backend xgrammar", ">=0.11.0")[0] is False
+    # a release older than the index, inside the range its spelling was written for: printed as written
+    cmd = "VLLM_USE_V1=0 vllm serve m --guided-decoding-backend outlines"
+    assert rel.fit_fix("vllm", "0.8.3", "", cmd, "<0.8.4") == (True, "")
+    assert rel.fit_fix("vllm", "0.9.2", "", cmd, "<0.8.4")[0] is False
 
 
 def _diagnose(name, catalog, version=None):

@@ -354,6 +354,8 @@ def fit_fix(engine: str, version: str | None, rule_spec: str, command: str, fix_
         try:
             if Version(Version(str(version)).public) not in SpecifierSet(fix_spec, prereleases=True):
                 return False, ""
+            if pos is None:
+                return True, ""  # a release the index does not hold, inside the range the fix was written for
         except (InvalidVersion, ValueError):
             pass
     if pos is not None:
