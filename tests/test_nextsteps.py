@@ -197,6 +197,22 @@ def test_what_a_message_forbids_is_not_advice():
     assert "`--max-model-len 4096`" in advice("try passing --max-model-len 4096 instead")[0]
 
 
+def test_advice_the_serve_command_already_follows_is_not_repeated():
+    """SGLang's NVFP4 MoE refusal ends in "please use --moe-runner-backend flashinfer_cutlass" whatever was passed
+    (sglang#38795 passed exactly that): a flag and value the serve command already has is no step to try."""
+    from qwen3doctor.judge.nextsteps import own_advice
+    from qwen3doctor.model import Crash
+
+    crash = Crash("error", "NotImplementedError", "Unsupported moe_runner_backend for NVFP4 MoE: FLASHINFER_CUTLASS, "
+                  "please use --moe-runner-backend flashinfer_cutlass", None, 1)
+    base = "python3 -m sglang.launch_server --model-path nvidia/DeepSeek-R1-FP4 --tp 8"
+    passed = own_advice(crash, "sglang", base + " --moe-runner-backend flashinfer_cutlass")
+    assert len(passed) == 1 and "which the serve command already passes" in passed[0]
+    other = own_advice(crash, "sglang", base + " --moe-runner-backend triton")
+    assert other[0].startswith("The error's own message asks for `--moe-runner-backend flashinfer_cutlass`: add it")
+    assert own_advice(crash, "sglang")[0] == other[0]
+
+
 def test_the_cann_runtimes_fault_lines_alone_ask_for_the_python_side(catalog):
     """A paste that starts at the CANN runtime's fault lines (the record's head and the traceback cut off, sglang#10421)
     asks for what a CANN record alone asks for: the traceback under ASCEND_LAUNCH_BLOCKING=1."""

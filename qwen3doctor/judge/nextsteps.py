@@ -94,7 +94,8 @@ def next_steps(scan: Scan, findings: list[Finding], sites: tuple[str, ...] | lis
         return [f"This log is from {other}, not vLLM or SGLang: qwen3doctor's rules are for those two engines; "
                 f"take the error to {other}'s own tracker, or paste the vLLM / SGLang log if one ran too."]
     if not findings and primary is not None:
-        steps[:0] = own_advice(primary, env.get("engine"))  # what the error itself asks for comes first
+        # what the error itself asks for comes first
+        steps[:0] = own_advice(primary, env.get("engine"), str(env.get("serve_command") or ""))
         steps.extend(BY_CLASS.get(primary.crash_class, []))
         steps.extend(GENERIC)
     return list(dict.fromkeys(steps))
@@ -123,9 +124,11 @@ _VERB = {"increas": "increase", "decreas": "decrease", "reduc": "reduce", "lower
 LAUNCH = {"vllm": "vllm serve ...", "sglang": "python -m sglang.launch_server ..."}
 
 
-def own_advice(crash, engine: str | None = None) -> list[str]:
+def own_advice(crash, engine: str | None = None, command: str = "") -> list[str]:
     """The change an unexplained crash's own message asks for, as a step to try first: an environment variable to
-    set, a flag to pass, a setting to raise or lower. No rule knows this crash, but its authors said what it wants."""
+    set, a flag to pass, a setting to raise or lower. No rule knows this crash, but its authors said what it wants.
+    A flag the serve command (`command`) already passes as asked is no step: the message's advice is then generic,
+    and the cause lies elsewhere."""
     launch = LAUNCH.get(engine or "", "<the server command>")
     text = " ".join((crash.message or "").split())[:2000]
     steps = []
@@ -138,6 +141,11 @@ def own_advice(crash, engine: str | None = None) -> list[str]:
             continue  # "must not use --headless in ...": what the message forbids, not what it asks for
         value = m.group("value") if m.group("value") and m.group("value").lower() not in _PROSE else None
         flag = m.group("flag") + (f" {value.rstrip('.')}" if value else "")
+        if command and re.search(re.escape(m.group("flag")) + (f"[ =]['\"]?{re.escape(value.rstrip('.'))}\\b" if value
+                                                                 else r"(?![\w-])"), command):
+            steps.append(f"The error's own message asks for `{flag}`, which the serve command already passes: its "
+                         f"advice is generic; the refusal comes from another setting, the GPU or the release.")
+            continue
         steps.append(f"The error's own message asks for `{flag}`: add it to the serve command and start again.")
     for m in _ADVISED_ARG.finditer(text):
         flag = "--" + m.group("arg").replace("_", "-")
