@@ -593,6 +593,27 @@ def test_another_familys_model_file_in_a_cut_traceback_rules_out_a_qwen_only_can
     assert family("deepseek_v2.py") == "other"
 
 
+def test_a_start_up_step_that_ran_to_its_end_supports_no_cause_inside_it(catalog):
+    """A capture progress line supports a capture-time cause (a Triton kernel loaded inside the capture) when the cut
+    traceback comes during the capture; when the log says the capture and the whole start-up finished before the
+    crash (held-out dottxt-ai/outlines#1778, a serving thread's traceback), that line is no support for it."""
+    tag = "(EngineCore_DP0 pid=4416) "
+    head = ("INFO 11-20 14:32:19 [model.py:547] Resolved architecture: Qwen3ForCausalLM\n"
+            + tag + "INFO 11-20 14:32:21 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+                    "model='Qwen/Qwen3-0.6B', tokenizer='Qwen/Qwen3-0.6B'\n")
+    cut = (tag + "Traceback (most recent call last):\n"
+           + tag + '  File "/usr/lib/python3.12/threading.py", line 1043, in _bootstrap_inner\n' + tag + "    self.run()\n")
+    finished = ("Capturing CUDA graphs (decode, FULL): 100%|██████████| 35/35 [00:02<00:00, 14.1it/s]\n"
+                + tag + "INFO 11-20 14:32:42 [gpu_model_runner.py:3480] Graph capturing finished in 3 secs, took 0.56 GiB\n"
+                + tag + "INFO 11-20 14:32:42 [core.py:210] init engine (profile, create kv cache, warmup model) took "
+                        "14.48 seconds\n"
+                "INFO 11-20 14:32:44 [llm.py:306] Supported_tasks: ['generate']\n")
+    capturing = "Capturing CUDA graphs (decode, FULL):  40%|████      | 14/35 [00:01<00:01, 14.1it/s]\n"
+    rule = "triton-kernel-load-during-cudagraph-capture"
+    assert rule in [f.rule_id for f in diagnose_text(head + capturing + cut, catalog).findings]
+    assert rule not in [f.rule_id for f in diagnose_text(head + finished + cut, catalog).findings]
+
+
 def test_a_death_before_start_up_finished_rules_out_a_cause_only_requests_meet(catalog):
     """"EngineCore failed to start" over a worker's CUDA OOM (QwenLM/Qwen3-VL#1684, during graph capture): a request's
     prompt-logprobs OOM cannot be it, however generic the OOM message both share; a bare large-allocation OOM line

@@ -16,7 +16,7 @@ from ..knowledge.catalog import safe_search
 from ..knowledge.patterns import compile_pattern
 from ..knowledge.generic import PER_BATCH_FRAMES, SCAFFOLD_FRAMES
 from ..read.command import read_command, without_flags
-from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of_frames, step_of
+from ..read.phases import DIED_STARTING, IMPORTING, SERVING, STEPS, phase_of, phase_of_frames, step_of
 from .. import vocab
 from ..model import Environment, Evidence, Finding, Fix, RuleMatch, Scan
 from ..versions import in_range, parse_version
@@ -129,7 +129,7 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
             # (frames like __init__ are generic too; so is a log line every healthy start prints, a default argument)
             # (and the model's own name in the launch line: the family, which the gates weigh)
             generic = ev.generic or rm.generic.get(ev.clause) or kind == "exception" or (
-                kind == "log" and _name_only(ev, rule, scan, rm.match))
+                kind == "log" and (_name_only(ev, rule, scan, rm.match) or _finished_step(ev.line, scan)))
             support += GENERIC_WEIGHT if generic else SUPPORT_WEIGHT[kind]
             supported = supported or not generic
     step = None
@@ -490,6 +490,16 @@ def _other_step(rule, scan: Scan) -> bool:
         return by_frames not in steps
     by_line = step_of(own[0].during)
     return by_line is not None and all(STEPS.index(s) < STEPS.index(by_line) for s in steps)
+
+
+def _finished_step(line: str | None, scan: Scan) -> bool:
+    """A start-up step's own line (`Capturing CUDA graphs (decode, FULL): 100%`) beside a crash the log places after
+    start-up finished: that step ran to its end, so its line supports no cause that strikes inside it."""
+    step = step_of(phase_of(line)) if line else None
+    if step is None or step == SERVING:
+        return False
+    own = [c for c in scan.crashes if c.role not in ("wrapper", "consequence")]
+    return bool(own) and step_of(own[0].during) == SERVING
 
 
 def _step_agrees(rule, scan: Scan) -> str | None:
