@@ -1,6 +1,8 @@
 """Specificity and gates: kernel-library causes are engine-agnostic, rules that share their only strong clause are
 tied low-confidence candidates, family / engine / platform are gates, and the deepest frame breaks ties."""
 
+from pathlib import Path
+
 from qwen3doctor.judge.pipeline import diagnose_text
 from qwen3doctor.model import Evidence, Finding
 from qwen3doctor.judge.rank import engine_agnostic, rank
@@ -858,3 +860,26 @@ def test_a_fragment_whose_opening_is_in_the_paste_must_match_the_whole_pattern(c
     assert head_fits(src, "cannot be converted to <function loads at 0x", cut, 0)
     report = diagnose_text(json_value + "\n", catalog)
     assert [f.rule_id for f in report.findings] == ["json-cli-argument-not-valid-json"]
+
+
+def test_a_paste_of_the_structured_output_backend_none_alone_ties_its_two_callers(catalog):
+    """`Unsupported structured output backend: None` is what EngineCore says whenever a request reaches it with no
+    backend chosen: from the Rust frontend (0.22 and later), or from a Python caller that assigned the old
+    guided_decoding field after building SamplingParams (0.11.x). The message alone names neither; the launch of the
+    Rust frontend, or the caller's lines (outlines' frames, the offline entrypoint), name one."""
+    rust, client = "rust-frontend-structured-output-backend-unset", "client-guided-decoding-attribute-backend-unset"
+    tail = (Path(__file__).parent.parent / "examples" / "logs" / "vllm"
+            / "rust-frontend-structured-output-backend-unset--last-lines.log").read_text()
+    report = diagnose_text(tail, catalog)
+    by = {f.rule_id: f for f in report.findings}
+    assert {rust, client} <= set(by)
+    assert all(by[r].confidence == "low" and any("shared with" in n for n in by[r].notes) for r in (rust, client))
+    # the launch with the Rust frontend switched on tells them apart without a version
+    launched = diagnose_text("$ VLLM_USE_RUST_FRONTEND=1 vllm serve Qwen/Qwen3-8B --port 8000\n" + tail, catalog)
+    assert launched.findings[0].rule_id == rust and launched.findings[0].confidence != "low"
+    # and so does a frame of the outlines library's vLLM offline model above the hung call
+    called = diagnose_text(
+        "  File \"/opt/venv/lib/python3.11/site-packages/outlines/models/vllm_offline.py\", line 165, in generate\n"
+        "    results = self.model.chat(\n"
+        "KeyboardInterrupt\n" + tail, catalog)
+    assert called.findings[0].rule_id == client and called.findings[0].confidence != "low"
