@@ -408,3 +408,13 @@ def test_a_traceback_that_is_an_exceptions_message_is_its_cause_not_a_cut_messag
     causes = [c for c in embedded_causes(crashes) if c.exception_type == "_pickle.PicklingError"]
     assert causes and causes[0].functions == ("_init_engines_direct", "dump") and causes[0].inside == "RuntimeError"
     assert not any(c.exception_type == "RuntimeError" and not c.message for c in embedded_causes(crashes))
+
+
+def test_a_refused_structured_output_backend_is_no_unsupported_model():
+    """'Unsupported structured output backend: None' is a request setting the engine could not use (a client that
+    skipped vLLM's conversion, outlines#1778): not a refusal of the model or its hardware, whose triage asks for the
+    GPU and the checkpoint. An attention backend refused on a GPU still is one."""
+    from qwen3doctor.read.crash import classify
+
+    assert classify("ValueError", "Unsupported structured output backend: None") == "value-error"
+    assert classify("ValueError", "Unsupported attention backend FLASHINFER on this GPU") == "unsupported-model"

@@ -463,6 +463,8 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("unsupported-model", r"^(?=.*(?:\b[Mm]odels?\b|[Aa]rchitecture|ForCausalLM|ForConditionalGeneration|model_type|checkpoint|"
                           r"[Qq]uantiz|dtype|\bGPU|[Dd]evice|[Pp]latform|[Bb]ackend|[Kk]ernel))"
                           r"(?!.*object does not support item assignment)"
+                          # (a structured-output / grammar backend is a request setting, not the model's hardware)
+                          r"(?!.*(?:structured[ _]output|guided[ _]decoding|grammar) backend)"
                           r".*(?:not supported|Unsupported|does not support|is not supported|not validated)"),
     # (an attribute a module or a class of another component lacks; not a None or a plain value that reached code
     # expecting an object)
