@@ -883,3 +883,42 @@ def test_a_paste_of_the_structured_output_backend_none_alone_ties_its_two_caller
         "    results = self.model.chat(\n"
         "KeyboardInterrupt\n" + tail, catalog)
     assert called.findings[0].rule_id == client and called.findings[0].confidence != "low"
+
+
+MOE_KEYERROR_TAIL = (
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/model_executor/models/qwen3_moe.py", line 574, in load_weights\n'
+    '    param = params_dict[name_mapped]\n'
+    "KeyError: 'layers.0.mlp.experts.w2_weight'\n")
+MOE_KEYERROR_CAUSES = {"moe-expert-loader-missed-routed-experts-nesting", "moe-layer-experts-partly-unquantized",
+                       "moe-layer-excluded-experts-built-quantized"}
+
+
+def test_a_fused_expert_keyerror_alone_is_a_tie_of_its_causes_and_the_release_or_the_frame_decides(catalog):
+    """`KeyError: 'layers.0.mlp.experts.w2_weight'` from a model's load_weights has several causes (the 0.24 MoE refactor's
+    hand-written loaders, an export that keeps some experts or a whole MoE layer in 16-bit): the message alone is a tie
+    of low candidates; the release, the quantization or a loader function only the refactor broke tells them apart."""
+    report = diagnose_text(MOE_KEYERROR_TAIL, catalog)
+    by = {f.rule_id: f for f in report.findings}
+    assert MOE_KEYERROR_CAUSES <= set(by) and all(f.confidence == "low" for f in report.findings)
+    assert any("shared with" in n for n in by["moe-expert-loader-missed-routed-experts-nesting"].notes)
+
+    def top(text):
+        found = diagnose_text(text, catalog).findings
+        return found[0].rule_id, found[0].confidence
+
+    banner = "(APIServer pid=1) INFO 07-19 14:02:11 [api_server.py:1922] vLLM API server version {}\n"
+    config = ("(EngineCore_DP0 pid=288) INFO 07-19 14:02:27 [core.py:104] Initializing a V1 LLM engine (v{v}) with config: "
+              "model='/ckpt/moe', dtype=torch.bfloat16, tensor_parallel_size=1, pipeline_parallel_size=1, quantization={q}\n")
+    # the refactor's window and a BF16 model: the quantized-export causes are out
+    rule, confidence = top(banner.format("0.25.0") + config.format(v="0.25.0", q="None") + MOE_KEYERROR_TAIL)
+    assert rule == "moe-expert-loader-missed-routed-experts-nesting" and confidence != "low"
+    # a GPTQ export on a release before the refactor: not the refactor, and the two export causes stay tied
+    report = diagnose_text(banner.format("0.11.2") + config.format(v="0.11.2", q="gptq_marlin") + MOE_KEYERROR_TAIL,
+                           catalog)
+    assert report.findings[0].rule_id in MOE_KEYERROR_CAUSES - {"moe-expert-loader-missed-routed-experts-nesting"}
+    refactor = [f for f in report.findings if f.rule_id == "moe-expert-loader-missed-routed-experts-nesting"]
+    assert all(f.confidence == "low" for f in refactor)
+    # no version, but the unquantized gpt-oss loader, which loads on every release before the refactor
+    own = MOE_KEYERROR_TAIL.replace("qwen3_moe.py\", line 574, in load_weights", "gpt_oss.py\", line 1090, in _load_weights_other")
+    rule, confidence = top(own)
+    assert rule == "moe-expert-loader-missed-routed-experts-nesting" and confidence != "low"
