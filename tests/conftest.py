@@ -10,7 +10,7 @@ import pytest
 from qwen3doctor.knowledge.catalog import load_catalog
 
 from qwen3doctor.knowledge.discover import rule_dirs
-from qwen3doctor.tools.ruletools import ReportCache
+from qwen3doctor.tools.ruletools import ReportCache, RuleTest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "logs"
@@ -53,8 +53,9 @@ def example_reports(catalog) -> dict:
 
     assert catalog is bundled_catalog()
     cache = bundled_reports()
-    cache.fill_files(EXAMPLE_LOGS, jobs=default_jobs())
-    reports = {path: cache.of_file(path) for path in EXAMPLE_LOGS}
+    tests = {path: RuleTest("", "match", 0, "file", str(path), str(path)) for path in EXAMPLE_LOGS}
+    cache.fill(list(tests.values()), jobs=default_jobs())
+    reports = {path: cache.get(test) for path, test in tests.items()}
     assert not [path for path, report in reports.items() if isinstance(report, str)]  # (a str: why it was unreadable)
     return reports
 

@@ -1080,29 +1080,27 @@ class EnvCollector:
         """The model implementation a traceback runs through (`models/qwen3_5.py`) names the family when
         nothing else does; the outermost model file wins (Qwen3.5 calls into qwen3_next.py for its GDN layers)."""
         seen: dict[str, str] = {}  # model file -> the frame's file name, outermost first
+        other = None  # the first file of another family's own implementation (not a helper any family passes)
+        drafted = False  # a draft model's file: an EAGLE drafter of the Llama architecture serves Qwen3 targets
         for crash in crashes:
             for frame in crash.frames:
                 m = _MODEL_FILE.search(frame.file)
                 if m:
                     seen.setdefault(m.group(1), frame.file.rsplit("/", 1)[-1])
-        for name, file in seen.items():
-            if not any(other in seen for other in _BASE_OF.get(name, ())):
-                self.put("model_file", name, "log: traceback frame " + file, P_GUESS)
-                return
-        # no Qwen file: another family's own implementation (not a helper any family passes) says the model is not one,
-        # unless a draft model's file is there too (an EAGLE drafter of the Llama architecture serves Qwen3 targets)
-        others = []
-        for crash in crashes:
-            for frame in crash.frames:
+                    continue
                 m = _ANY_MODEL_FILE.search(frame.file.replace("\\", "/"))
                 if m:
                     parts = [part for part in (m.group("dir"), m.group("file")) if part]
-                    if any(_DRAFT_MODEL_FILE.search(part) for part in parts):
-                        return
-                    if not any(_SHARED_MODEL_FILE.match(part) for part in parts):
-                        others.append((parts[0], frame.file.rsplit("/", 1)[-1]))
-        if others:
-            self.put("other_model_file", others[0][0], "log: traceback frame " + others[0][1], P_GUESS)
+                    drafted = drafted or any(_DRAFT_MODEL_FILE.search(part) for part in parts)
+                    if other is None and not any(_SHARED_MODEL_FILE.match(part) for part in parts):
+                        other = (parts[0], frame.file.rsplit("/", 1)[-1])
+        for name, file in seen.items():
+            if not any(base in seen for base in _BASE_OF.get(name, ())):
+                self.put("model_file", name, "log: traceback frame " + file, P_GUESS)
+                return
+        if other is not None and not seen and not drafted:
+            # no Qwen file and no drafter: that other family's file says the model is not a Qwen3 one
+            self.put("other_model_file", other[0], "log: traceback frame " + other[1], P_GUESS)
 
     # -- result ----------------------------------------------------------------------------------
     def facts(self, *, derived: bool = True) -> dict[str, Fact]:

@@ -104,13 +104,6 @@ class ReportCache:
         self.get(test)
         return self._satisfied[self._job(test)[0]]
 
-    def of_file(self, path: str | Path) -> Report | str:
-        """The report of a log file, as a rule test naming that file gets it (`fill_files` reads many at once)."""
-        return self.get(_file_test(path))
-
-    def fill_files(self, paths: list[str | Path], jobs: int) -> None:
-        self.fill([_file_test(p) for p in paths], jobs)
-
     def fill(self, tests: list[RuleTest], jobs: int) -> None:
         """Diagnose the logs of these tests not yet read, `jobs` processes at a time."""
         todo = {}
@@ -141,10 +134,6 @@ class ReportCache:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(self.catalog,)) as pool:
             for key, (report, satisfied) in zip(todo, pool.map(_worker_job, todo.values(), chunksize=8)):
                 self._cache[key], self._satisfied[key] = report, satisfied
-
-
-def _file_test(path: str | Path) -> RuleTest:
-    return RuleTest("", "match", 0, "file", str(path), str(path))
 
 
 class _ReportStore:
