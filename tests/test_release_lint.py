@@ -506,10 +506,29 @@ def test_an_import_the_index_cannot_date_is_left_to_the_rules(bundled):
     texts = [ev.text for ev in top.evidence]
     assert "`FlexibleArgumentParser` in `vllm.utils` is in vLLM 0.8.5-0.11.0" in texts
     assert "in vLLM 0.12.0 `FlexibleArgumentParser` is defined in `vllm.utils.argparse_utils`: import it from there" in texts
-    # an SGLang module is not dated by the vLLM version of the same log
-    report = diagnose_text(head + "ModuleNotFoundError: No module named 'sglang.srt.layers.moe.fused_moe_triton'\n", bundled)
+    # an SGLang module is not dated by the vLLM version of the same log (moe_runner: SGLang 0.5.1 and later)
+    report = diagnose_text(head + "ModuleNotFoundError: No module named 'sglang.srt.layers.moe.moe_runner'\n", bundled)
     top = next(f for f in report.findings if f.rule_id == "release-index/import")
     assert top.confidence == "medium" and "0.12.0" not in top.title
+    assert [f.command for f in top.fixes] == ['pip install -U "sglang>=0.5.1"']
+    # a module every indexed SGLang release has: no release to move to, so nothing from the index
+    report = diagnose_text(head + "ModuleNotFoundError: No module named 'sglang.srt.layers.moe.fused_moe_triton'\n", bundled)
+    assert not any(f.rule_id == "release-index/import" for f in report.findings)
+
+
+def test_an_undated_import_offers_only_the_moves_the_index_can_back(bundled):
+    # no version in the paste. GuidedDecodingParams is in every indexed release up to 0.11.2 and may be older than
+    # the index, so "upgrade to 0.8.5, the first release with it" would be false: only the pin (or a newer caller)
+    tail = "ImportError: cannot import name 'GuidedDecodingParams' from 'vllm.sampling_params'\n"
+    report = diagnose_text('Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n'
+                           "    from vllm.sampling_params import GuidedDecodingParams\n" + tail, bundled)
+    top = next(f for f in report.findings if f.rule_id == "release-index/import")
+    assert [f.command for f in top.fixes] == ['pip install "vllm==0.11.2"']
+    assert not any("first release" in f.title for f in top.fixes)
+    # a name every indexed release has: the index has no release to move to, so it says nothing
+    report = diagnose_text('Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n'
+                           "    from vllm import LLM\nImportError: cannot import name 'LLM' from 'vllm'\n", bundled)
+    assert not any(f.rule_id == "release-index/import" for f in report.findings)
 
 
 def test_an_engine_message_that_something_was_removed_is_dated_by_its_raise_site(bundled):

@@ -64,11 +64,15 @@ def _import_finding(line: str, version, engine: str, what: str, facts: list[str]
     """An engine module (or a name in one) that the running release lacks: a package built for other releases
     (a plugin, an out-of-tree model, a model card's newer recipe), or an engine older than the model."""
     rel, label = releases(engine), LABEL[engine]
+    # with no version in the log, only what the index can say: a name in the oldest indexed release may be older
+    # still (no "first release"), and a name today's release still has was not removed (no pin)
+    older = present[0] > 0
+    removed = present[-1] < len(rel) - 1
     fixes = []
-    if pos is None or pos < present[0]:
+    if pos < present[0] if pos is not None else older:
         fixes.append(Fix(f"Upgrade {label} to {rel[present[0]]} or later, the first release with {what}",
                          f'pip install -U "{engine}>={rel[present[0]]}"', "an upgrade; re-test the launch"))
-    if pos is None or pos > present[-1]:
+    if pos > present[-1] if pos is not None else removed:
         fixes.append(Fix(f"Pin {label} {rel[present[-1]]}, the last release with {what}, or upgrade the package that "
                          f"imports it to a version built for this {label}", f'pip install "{engine}=={rel[present[-1]]}"',
                          "an older engine"))

@@ -494,6 +494,8 @@ def import_lines(line: str, versions: dict[str, str | None]) -> tuple[str, str, 
     pos = position(engine, version)
     if pos is not None and pos in present:
         return None  # this release has it: a broken install or a shadowing file, not a version problem
+    if pos is None and len(present) == len(rel):
+        return None  # every indexed release has it: no release to move to (the same causes, or a pre-index engine)
     what = f"`{name}` in `{module}`" if name else f"`{module}`"
     facts = [f"{what} is in {LABEL[engine]} {_runs(rel, present)}"]
     if pos is not None:
