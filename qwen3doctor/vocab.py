@@ -40,6 +40,7 @@ ARGPARSE_PROG = r"(?:usage: )?(?P<prog>vllm(?: serve)?|(?:sglang\.)?launch_serve
 # shape is read as that exception (read.crash).
 PYTHON_ERRORS = (
     ("object has no attribute", "AttributeError", r"^'?[\w.]+'? object has no attribute '\w+'"),
+    ("has no attribute", "AttributeError", r"^module '[\w.]+' has no attribute '\w+'"),
     ("object is not subscriptable", "TypeError", r"^'?[\w.]+'? object is not subscriptable\b"),
     ("object is not iterable", "TypeError", r"^'?[\w.]+'? object is not iterable\b"),
     ("object is not callable", "TypeError", r"^'?[\w.]+'? object is not callable\b"),

@@ -531,6 +531,24 @@ def test_an_undated_import_offers_only_the_moves_the_index_can_back(bundled):
     assert not any(f.rule_id == "release-index/import" for f in report.findings)
 
 
+def test_an_attribute_of_an_engine_module_the_release_lacks_is_dated_by_the_index(bundled):
+    # a framework reads vllm.envs.VLLM_USE_V1, which vLLM read up to 0.11.0: on 0.12.0 the lookup fails
+    head = "INFO 01-01 10:00:00 [api_server.py:1] vLLM API server version 0.12.0\n"
+    report = diagnose_text(head + "AttributeError: module 'vllm.envs' has no attribute 'VLLM_USE_V1'\n", bundled)
+    top = next(f for f in report.findings if f.rule_id == "release-index/import")
+    texts = [ev.text for ev in top.evidence]
+    assert "`VLLM_USE_V1` in `vllm.envs` is in vLLM 0.8.5-0.11.0" in texts and "vLLM 0.12.0 no longer has it" in texts
+    assert top.confidence == "high" and [f.command for f in top.fixes] == ['pip install "vllm==0.11.0"']
+    # a function looked up as a module attribute is dated as its import is (get_ip left vllm.utils after 0.11.0)
+    report = diagnose_text(head + "AttributeError: module 'vllm.utils' has no attribute 'get_ip'\n", bundled)
+    top = next(f for f in report.findings if f.rule_id == "release-index/import")
+    assert "vLLM 0.12.0 no longer has it" in [ev.text for ev in top.evidence]
+    # a variable this release still reads, or a name no release has: the index says nothing
+    for name in ("VLLM_HOST_IP", "VLLM_NO_SUCH_KNOB"):
+        report = diagnose_text(head + f"AttributeError: module 'vllm.envs' has no attribute '{name}'\n", bundled)
+        assert not any(f.rule_id == "release-index/import" for f in report.findings), name
+
+
 def test_an_engine_message_that_something_was_removed_is_dated_by_its_raise_site(bundled):
     # an app logs (basicConfig format) what vLLM raised for a hook that moved in 0.16: the index names the release
     # that first raises it and the last one before

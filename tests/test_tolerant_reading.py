@@ -1139,3 +1139,18 @@ def test_a_traceback_sglang_retried_is_not_how_the_server_died(catalog):
         assert report.crash.message.startswith("Not enough memory")
     # without the notice the first traceback is the crash, as before
     assert diagnose_text(retried + died, catalog).crash.exception_type.endswith("OfflineModeIsEnabled")
+
+
+def test_python_words_quoted_after_a_wrappers_failure_line_are_the_crash(catalog):
+    # xinference's supervisor reports a replica that failed to start with the worker's exception text after its own
+    # words and the actor's `[address=..., pid=...]`: Python's wording there is the crash, of the type it comes with
+    log = ("vllm 0.12.0+cu130\n"
+           "xinference launch --model-name Qwen3-Embedding-0.6B --model-type embedding --model-engine vllm\n"
+           "xinference.core.supervisor 53091 ERROR    Failed to launch replica Qwen3-Embedding-0.6B-0: "
+           "[address=0.0.0.0:39985, pid=54926] module 'vllm.envs' has no attribute 'VLLM_USE_V1'\n")
+    report = diagnose_text(log, catalog)
+    crash = report.crash
+    assert (crash.exception_type, crash.message) == ("AttributeError", "module 'vllm.envs' has no attribute 'VLLM_USE_V1'")
+    # the same failure line with no Python wording after it stays a bare "it failed" with its message unknown
+    report = diagnose_text(log.replace(" module 'vllm.envs' has no attribute 'VLLM_USE_V1'", " worker exited"), catalog)
+    assert report.crash.exception_type is None and not report.crash.message

@@ -1435,6 +1435,9 @@ def _prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
             if pattern.search(text):
                 kind = named.group("type") if named else None
                 message = wording or (named.group("msg") or "" if named else "")
+                if not message:
+                    # "failed to launch" said by a wrapper that quotes Python's words for the error after it
+                    kind, message = _python_words_after_wrapper(text) or (kind, message)
                 return Crash(classify(kind, message), kind, message[:300], None, n, role="fragment", excerpt=True,
                              message_cut=not message, last_line=n)
         if named and is_exception_type(named.group("type")):
@@ -1454,6 +1457,19 @@ def _prose_crash(lines: list[str] | tuple[str, ...]) -> Crash | None:
     return None
 
 
+_MESSAGE_START = re.compile(r"(?::|\])\s+")
+
+
+def _python_words_after_wrapper(text: str) -> tuple[str, str] | None:
+    """(type, message) of Python's wording of an error quoted after a wrapper's own words, where the message starts
+    after a `: ` or `] ` (xinference: `Failed to launch replica X: [address=..., pid=...] module 'vllm.envs' has no
+    attribute 'VLLM_USE_V1'`)."""
+    for cut in _MESSAGE_START.finditer(text):
+        rest = text[cut.end():]
+        kind = next((kind for pattern, kind in _PYTHON_WORDS if pattern.search(rest)), None)
+        if kind is not None:
+            return kind, rest
+    return None
 # a line that reports an error in a program's own words, the message after the label: `Error in X: ...`,
 # `Error during transcription: ...`, `Running Y, an error occurred: ...` (a short paste's only account of the crash)
 _ERROR_LABEL = re.compile(r"(?i)^(?:[\w.-]+(?: [\w.-]+){0,8}, )?(?:an? )?(?:error|exception)(?: (?:occurred|raised|was raised))?"

@@ -77,7 +77,7 @@ def _import_finding(line: str, version, engine: str, what: str, facts: list[str]
                          f"imports it to a version built for this {label}", f'pip install "{engine}=={rel[present[-1]]}"',
                          "an older engine"))
     title = (f"{label} {version} has no {what}" if version else f"The installed {label} has no {what}") + \
-        " (from the release index): the code importing it was written for other releases"
+        " (from the release index): the code using it was written for other releases"
     return _finding("import", title, engine, [line.strip()[:200]] + facts, fixes, "high" if pos is not None else "medium")
 
 

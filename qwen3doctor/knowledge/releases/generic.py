@@ -443,7 +443,12 @@ def _family_lines(family: str, key: str) -> list[str] | None:
 
 
 MISSING_MODULE = re.compile(r"No module named '?(?P<module>(?:vllm|sglang)(?:\.\w+)+)'?"
-                            r"|cannot import name '(?P<name>\w+)' from '(?P<source>(?:vllm|sglang)(?:\.\w+)+)'")
+                            r"|cannot import name '(?P<name>\w+)' from '(?P<source>(?:vllm|sglang)(?:\.\w+)+)'"
+                            # the same lookup made as an attribute (`vllm.envs.VLLM_USE_V1`, `sglang.srt.x.helper`)
+                            r"|module '(?P<owner>(?:vllm|sglang)(?:\.\w+)*)' has no attribute '(?P<attr>\w+)'")
+# the engines' modules of environment variables: an attribute of one is a variable the env table dates
+ENV_MODULES = {"vllm": ("vllm.envs",), "sglang": ("sglang.srt.environ",)}
+ENV_NAME = re.compile(r"^(?:VLLM|SGLANG|SGL)_[A-Z0-9_]+$")
 
 
 def import_presence(engine: str, module: str, name: str | None = None) -> list[int]:
@@ -465,6 +470,15 @@ def import_presence(engine: str, module: str, name: str | None = None) -> list[i
     return sorted(present)
 
 
+def _env_presence(engine: str, name: str) -> list[int]:
+    """The indexes of the releases that read the environment variable `name` (what their envs module offers)."""
+    t = table(engine, "env")
+    if t is None:
+        return []
+    rel = releases(engine)
+    return [i for first, last in t.spans(name) for i in range(rel.index(first), rel.index(last) + 1)]
+
+
 def _runs(rel: tuple[str, ...], present: list[int]) -> str:
     runs, start = [], None
     for i, p in enumerate(present):
@@ -483,10 +497,12 @@ def import_lines(line: str, versions: dict[str, str | None]) -> tuple[str, str, 
     m = MISSING_MODULE.search(line)
     if m is None:
         return None
-    module = m.group("module") or m.group("source")
-    name = m.group("name")
+    module = m.group("module") or m.group("source") or m.group("owner")
+    name = m.group("name") or m.group("attr")
     engine = module.split(".", 1)[0]
     present = import_presence(engine, module, name)
+    if not present and module in ENV_MODULES[engine] and ENV_NAME.match(name):
+        present = _env_presence(engine, name)
     if not present:
         return None
     rel = releases(engine)
