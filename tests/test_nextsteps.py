@@ -225,3 +225,18 @@ def test_the_cann_runtimes_fault_lines_alone_ask_for_the_python_side(catalog):
     assert not report.findings and report.environment.get("platform") == "npu"
     assert report.next_steps[0].startswith("The log holds the NPU runtime's (CANN) error record") and \
         "ASCEND_LAUNCH_BLOCKING=1" in report.next_steps[0]
+
+
+def test_the_version_step_names_only_the_logs_own_engines_command(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    sglang = ("[2026-03-01 10:00:00] Scheduler hit an exception: Traceback (most recent call last):\n"
+              '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2900, in run_scheduler_process\n'
+              "    scheduler.event_loop_overlap()\n"
+              "RuntimeError: something broke\n")
+    steps = " ".join(diagnose_text(sglang, catalog).next_steps)
+    assert "the engine version (`python -m sglang.check_env` or `qwen3doctor env`)" in steps and "vllm --version" not in steps
+    vllm = sglang.replace("/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py",
+                          "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py")
+    steps = " ".join(diagnose_text(vllm, catalog).next_steps)
+    assert "the engine version (`vllm --version` or `qwen3doctor env`)" in steps and "sglang.check_env" not in steps

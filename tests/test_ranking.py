@@ -412,6 +412,22 @@ def test_a_common_rules_advice_titled_for_the_other_engine_is_left_out(catalog):
     assert titles and not any(t.startswith("SGLang") for t in titles), titles
 
 
+def test_a_fix_whose_title_names_its_engine_in_parentheses_is_left_out_for_the_other_engine(catalog):
+    """`(SGLang up to 0.5.10) Install the CUDA 13 build of sgl-kernel`: a pip command that names neither engine's
+    package, its engine said in the title's parentheses. A vLLM log on a Thor gets the vLLM and common fixes only."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("INFO 05-02 09:00:00 [__init__.py:1] vLLM API server version 0.19.0\n"
+           "INFO 05-02 09:00:01 [cuda.py:1] GPU: NVIDIA Thor, compute capability 11.0\n"
+           "(EngineCore_DP0 pid=88) ERROR 05-02 09:01:00 [core.py:1] torch.AcceleratorError: CUDA error: no kernel image is "
+           "available for execution on the device\n")
+    report = diagnose_text(log, catalog)
+    top = report.findings[0]
+    assert top.rule_id == "thor-gb10-build-lacks-sm110-sm121-kernels"
+    titles = [f.title for f in top.fixes]
+    assert any(t.startswith("(vLLM)") for t in titles) and not any("SGLang" in t for t in titles), titles
+
+
 def test_a_line_that_holds_a_generic_error_and_names_its_cause_ranks_that_cause_first(catalog):
     # Ascend's CausalConv1d operator prints its check on the line of its generic failure: the accepted-token cause
     # goes before the operator's generic tiling rule, whatever the flag condition left open costs its score

@@ -1154,3 +1154,27 @@ def test_python_words_quoted_after_a_wrappers_failure_line_are_the_crash(catalog
     # the same failure line with no Python wording after it stays a bare "it failed" with its message unknown
     report = diagnose_text(log.replace(" module 'vllm.envs' has no attribute 'VLLM_USE_V1'", " worker exited"), catalog)
     assert report.crash.exception_type is None and not report.crash.message
+
+
+def test_a_traceback_with_shortened_paths_names_its_engine_by_its_functions(catalog):
+    # the reporter cut every path to `.../file.py`: no `/sglang/` folder is left, but SGLang's sources alone hold
+    # these file-and-function pairs (the release index's function table)
+    log = ('File ".../scheduler.py", line 1123, in event_loop_overlap\n'
+           "    batch = self.get_next_batch_to_run()\n"
+           'File ".../schedule_policy.py", line 610, in add_one_req\n'
+           "    self._update_prefill_budget(prefix_len, req.extend_input_len, max_new_tokens)\n"
+           "AssertionError\n")
+    env = diagnose_text(log, catalog).environment
+    assert env.get("engine") == "sglang" and "release index" in env.facts["engine"].source
+    # vLLM's worker frames, shortened the same way
+    log = ('  File ".../gpu_worker.py", line 650, in execute_model\n'
+           "    output = self.model_runner.execute_model(scheduler_output)\n"
+           '  File ".../gpu_model_runner.py", line 2890, in execute_model\n'
+           "    model_output = self._model_forward(\n"
+           "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert diagnose_text(log, catalog).environment.get("engine") == "vllm"
+    # one frame, or frames both engines have (a model file's forward), name no engine
+    log = ('  File ".../qwen3.py", line 120, in forward\n    x = self.mlp(x)\n'
+           '  File ".../linear.py", line 400, in forward\n    out = F.linear(x, w)\n'
+           "RuntimeError: shape mismatch\n")
+    assert diagnose_text(log, catalog).environment.get("engine") is None

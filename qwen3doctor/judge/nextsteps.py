@@ -382,7 +382,9 @@ def _fact_and_how(clause: str, ev: Evidence | None, env: Environment) -> tuple[s
 def _missing_facts(env: Environment) -> list[tuple[str, str]]:
     out = []
     if env.get("engine_version") is None:
-        out.append(("engine_version", "the engine version (`vllm --version`, `python -m sglang.check_env` or `qwen3doctor env`)"))
+        ask = {"vllm": "`vllm --version`", "sglang": "`python -m sglang.check_env`"}.get(
+            str(env.get("engine")), "`vllm --version`, `python -m sglang.check_env`")
+        out.append(("engine_version", f"the engine version ({ask} or `qwen3doctor env`)"))
     if env.get("model") is None and env.get("family") is None:
         out.append(("model", "the serve command with the model"))
     if env.get("gpu") is None:

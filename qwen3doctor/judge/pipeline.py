@@ -333,6 +333,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = F
     warnings = list(scan.warnings)
     if not signed:
         scan = with_crash_signs(scan, catalog)
+    scan = _engine_by_frames(scan) or scan
     hay = Haystack(scan, match_index_for(catalog))
     evaluated: list = []  # every rule's clause states on this scan (a crash-free log's shown risks read them again)
     findings = _score_rules(scan, catalog, hay, warnings, evaluated)
@@ -513,6 +514,26 @@ def _dated_by_frames(scan: Scan, findings: list) -> Scan | None:
         return None
     facts = dict(env.facts)
     facts["engine_releases"] = Fact(window.text, "log: release index, the traceback's " + ", ".join(window.because[:3]))
+    return replace(scan, environment=replace(env, facts=facts))
+
+
+def _engine_by_frames(scan: Scan) -> Scan | None:
+    """A traceback whose paths the reporter shortened (`.../memory_pool.py`), in a log that names no engine: the scan
+    with the engine whose sources hold its functions (knowledge/releases/frames.py: engine_of_frames), or None."""
+    env = scan.environment
+    if env.get("engine") is not None or not scan.crashes:
+        return None
+    frames = [f for c in scan.crashes for f in c.frames]
+    if not frames or any("/vllm/" in f.file or "/sglang/" in f.file for f in frames):
+        return None  # (a whole engine path already voted; another package's traceback is not the engine's)
+    from ..knowledge.releases.frames import engine_of_frames
+
+    found = engine_of_frames(frames)
+    if found is None:
+        return None
+    engine, pairs = found
+    facts = dict(env.facts)
+    facts["engine"] = Fact(engine, "log: release index, the traceback's " + ", ".join(pairs[:3]))
     return replace(scan, environment=replace(env, facts=facts))
 
 

@@ -718,8 +718,9 @@ def _launches(command: str) -> str | None:
     return None if m is None else ("vllm" if m.group("v") else "sglang")
 
 
-# a fix whose title names the engine it is for (`SGLang: launch without --moe-runner-backend ...`, advice with no command)
-_TITLED = re.compile(r"(?P<v>vLLM)(?![-\w])|(?P<s>SGLang)(?![-\w])")
+# a fix whose title names the engine it is for (`SGLang: launch without --moe-runner-backend ...`, advice with no command,
+# `(SGLang up to 0.5.10) Install the CUDA 13 build of sgl-kernel`)
+_TITLED = re.compile(r"\(?(?:(?P<v>vLLM)|(?P<s>SGLang))(?![-\w])")
 
 
 def _titled(title: str) -> str | None:

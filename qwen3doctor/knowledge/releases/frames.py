@@ -16,7 +16,9 @@ a stated version and engine frames: 6 are dated by lines, 5 to a window holding 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ... knowledge import releases as index
 from ...model import Frame
@@ -96,3 +98,44 @@ def _by_lines(engine: str, frames, lo: int, hi: int) -> tuple[int, int, list[str
     if not allowed or len(functions) < MIN_DATED_FUNCTIONS:
         return lo, hi, []
     return min(allowed), max(allowed), dated
+
+
+# a frame's file with its folders cut by the reporter (`.../qwen4_exp.py`, `…/memory_pool.py`) or given without any
+# (`memory_pool.py`), as against a whole path that names its package (`/usr/lib/python3.12/threading.py`)
+_SHORTENED = re.compile(r"^(?:\.\.\.|…|<[^>]*>)[/\\]|^[\w.-]+\.py$")
+MIN_ENGINE_FRAMES = 2  # frames only one engine's sources hold before they name the engine
+
+
+@lru_cache(maxsize=None)
+def _file_functions(engine: str) -> frozenset[str] | None:
+    """`file:function` (the module's last part) for every function the engine's releases define."""
+    t = index.table(engine, "func")
+    if t is None:
+        return None
+    return frozenset(f"{module.rsplit('.', 1)[-1]}:{function}"
+                     for module, _, function in (key.partition(":") for key in t.facts))
+
+
+def engine_of_frames(frames) -> tuple[str, list[str]] | None:
+    """(engine, the frames that name it) for a traceback whose paths were shortened, so that no `/vllm/` or
+    `/sglang/` folder says whose code it is: the engine whose sources hold two or more of its file-and-function
+    pairs when the other engine's hold none of them. None when the frames fit both, neither, or too few."""
+    pairs = []
+    for frame in frames:
+        file = frame.file.strip()
+        if not _SHORTENED.match(file) or not file.endswith(".py") or frame.function.startswith("<"):
+            continue
+        name = file.replace("\\", "/").rsplit("/", 1)[-1][:-3]
+        pairs.append(f"{name}:{frame.function}")
+    if len(pairs) < MIN_ENGINE_FRAMES:
+        return None
+    held = {}
+    for engine in index.ENGINES:
+        names = _file_functions(engine)
+        if names is None:
+            return None
+        held[engine] = [p for p in dict.fromkeys(pairs) if p in names]
+    found = [e for e, hits in held.items() if len(hits) >= MIN_ENGINE_FRAMES]
+    if len(found) != 1 or any(hits for e, hits in held.items() if e != found[0]):
+        return None
+    return found[0], held[found[0]]
