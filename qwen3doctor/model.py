@@ -45,6 +45,7 @@ class Crash:
     assertion: str = ""  # an AssertionError without a message: the `assert` statement under its last frame
     next_call: str = ""  # a traceback cut inside its next frame line: that frame's function, the call on the line above
     inside: str = ""  # the exception type whose message is this whole traceback (`RuntimeError: Traceback (most ...`)
+    raised_at: str = ""  # the function the code line under the last frame calls, where the exception came from
 
     @property
     def span(self) -> tuple[int, int]:

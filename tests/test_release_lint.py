@@ -698,6 +698,40 @@ def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path):
     # (the bundled rules lint clean, this check included: tests/test_cli.py's `rules lint` exits 0)
 
 
+def test_a_struct_keyword_or_an_attribute_outside_callers_use_is_a_release_skew(bundled):
+    """msgspec's refusal names no class (`TypeError: Unexpected keyword argument 'use_beam_search'`): the call on the
+    code line that raised does (`SamplingParams(`), here under a flattened prefix. An attribute a caller reads of an
+    engine class (`'AsyncLLM' object has no attribute 'engine'`) is the same skew; only vLLM defines AsyncLLM, so the
+    class names the engine of a log that does not."""
+    prefix = "2025-03-24 22:04:27 | ERROR | stderr | "
+    struct = "".join(prefix + line + "\n" for line in (
+        'File "/srv/venv/lib/python3.12/site-packages/fastchat/serve/vllm_worker.py", line 106, in generate_stream',
+        "sampling_params = SamplingParams(",
+        "^^^^^^^^^^^^^^^",
+        "TypeError: Unexpected keyword argument 'use_beam_search'"))
+    head = "INFO 11-22 02:50:00 [api_server.py:1] vLLM API server version 0.6.4\n"
+    report = diagnose_text(head + struct, bundled)
+    assert report.crashes[0].raised_at == "SamplingParams"
+    top = report.findings[0]
+    assert top.rule_id == "release-index/signature" and top.confidence == "low"
+    assert top.title.startswith("vLLM 0.6.4's `SamplingParams()` takes no keyword `use_beam_search`, which `fastchat` passes")
+    read = "".join(prefix + line + "\n" for line in (
+        "Traceback (most recent call last):",
+        '  File "/p/llama/FastChat/fastchat/serve/vllm_worker.py", line 57, in __init__',
+        "    self.tokenizer = llm_engine.engine.tokenizer",
+        "AttributeError: 'AsyncLLM' object has no attribute 'engine'"))
+    top = diagnose_text(read, bundled).findings[0]
+    assert top.rule_id == "release-index/signature"
+    assert top.title == ("vLLM's `AsyncLLM` has no attribute `engine`, which `fastchat/serve/vllm_worker.py` reads: the "
+                         "two were written for different vLLM releases")
+    # the same read inside the engine's own code is that release's bug; a class no engine defines names nothing
+    own = read.replace("/p/llama/FastChat/fastchat/serve/vllm_worker.py",
+                       "/usr/lib/python3.12/site-packages/vllm/v1/engine/async_llm.py")
+    assert not any(f.rule_id == "release-index/signature" for f in diagnose_text(own, bundled).findings)
+    other = read.replace("'AsyncLLM'", "'ChatSession'")
+    assert not any(f.rule_id == "release-index/signature" for f in diagnose_text(other, bundled).findings)
+
+
 def test_a_call_from_outside_the_engine_its_signature_refuses_is_a_release_skew(bundled):
     """`LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` raised at a trainer's call into vLLM (the
     keyword is gone from the installed release), or Triton's backend passing `stat_loggers`: the caller and the engine

@@ -623,6 +623,17 @@ def _call_in(code: str) -> str:
     return methods[0] if methods else calls[0][1] if calls else "?"
 
 
+def _raised_at(tb: "_Open") -> str:
+    """The function called on the code line right under the last frame of a traceback that reached its exception
+    (`sampling_params = SamplingParams(` -> SamplingParams): the call that raised, when its own frame is not shown
+    (a class built in C or by msgspec, a builtin); "" when that line is not shown or calls nothing."""
+    frames, code = tb.last_code
+    if not tb.exc_type or not tb.frames or frames != len(tb.frames) or tb.reverse:
+        return ""
+    callee = _call_in(code)
+    return "" if callee == "?" else callee
+
+
 def _assertion(tb: _Open, message: str) -> str:
     """The `assert` statement a messageless AssertionError failed on: the code line under the last frame."""
     frames, code = tb.last_code
@@ -873,8 +884,10 @@ class CrashParser:
                 else:
                     if e and e.group("msg") and tb.frames:
                         tb.maybe_exc = (e.group("type"), e.group("msg").rstrip())
-                    elif tb.frames and stripped.startswith("assert "):
-                        tb.last_code = (len(tb.frames), stripped)  # a code line the log's prefix took the indentation of
+                    elif tb.frames and (stripped.startswith("assert ") or tb.last_code[0] != len(tb.frames)
+                                        and not CARET.match(text)):
+                        # a code line the log's prefix took the indentation of (the first line under its frame)
+                        tb.last_code = (len(tb.frames), stripped)
                     tb.end = line_no
                     return
             else:
@@ -1165,6 +1178,7 @@ class CrashParser:
             assertion=_assertion(tb, message),
             next_call=next_call,
             inside=tb.inside,
+            raised_at=_raised_at(tb),
         )
         if tb.exc_type and (tb.record is not None and tb.record.startswith(QUIET_LEVELS) and tb.headed
                             or tb.line_no - self._retried.get(process, -99) == 1):

@@ -190,35 +190,68 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     vLLM backend, `LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` from a trainer): the calling
     package and the installed engine were written for different releases. None when the call site is the engine's own
     code (a bug of that release), or the callee is no function of the engine by the release index."""
-    m = CALL_MISMATCH.search(crash.message) if crash.exception_type and crash.exception_type.endswith("TypeError") else None
-    if m is None or UNEXPECTED_KWARG.search(crash.message):
+    kind = crash.exception_type or ""
+    m = CALL_MISMATCH.search(crash.message) if kind.endswith("TypeError") else None
+    struct = STRUCT_KWARG.match(crash.message) if kind.endswith("TypeError") and crash.raised_at else None
+    read = MISSING_ATTRIBUTE.match(crash.message) if kind.endswith("AttributeError") else None
+    if m is None and struct is None and read is None or m is not None and UNEXPECTED_KWARG.search(crash.message):
         return None
+    # the engine's name for the callee: `X.f()`'s from the message; a msgspec Struct's (`SamplingParams(...)`, whose
+    # refusal names no class) from the call on the code line that raised; an object's class for an attribute read
+    callee = m.group("callee") if m else struct and crash.raised_at or read.group("cls")
     # (the call site: the deepest frame that neither Python's own code, torch's module-call plumbing nor a
     # pass-through decorator of the engine made, `vllm/utils/__init__.py, in inner: return fn(*args, **kwargs)`)
     site = next((f for f in reversed(crash.frames) if f.file and not _STDLIB.search(f.file) and not _TORCH.search(f.file)
                  and not (f.function in _PASS_THROUGH and engine_module(f.file) is not None)), None)
     if site is None or engine_module(site.file) is not None:
         return None
-    # (the log must show the engine ran: a name such as `LLM.chat` is also other libraries' own)
+    # (the log must show the engine ran: a name such as `LLM.chat` is also other libraries' own; a class read from
+    # outside that only one engine defines, `AsyncLLM`, names it)
     engine = scan.environment.get("engine")
-    where = callee_modules(engine, m.group("callee")) if engine in LABEL else []
+    if engine not in LABEL and read is not None:
+        owners = [e for e in LABEL if _defines_class(e, callee)]
+        engine = owners[0] if len(owners) == 1 else None
+    where = callee_modules(engine, callee) if engine in LABEL else []
+    if read is not None:
+        where = [w for w in where if _defines_class(engine, callee, w)]
     if not where:
         return None
     label, version = LABEL[engine], scan.environment.get("engine_version")
     pkg = _PACKAGE.search(site.file)
-    caller = pkg.group("pkg") if pkg else site.file.rpartition("/")[0] or site.file
-    callee, release = m.group("callee"), f"{label} {version}" if version else label
-    what = (f"takes no keyword `{m.group('kw')}`, which `{caller}` passes" if m.group("kw") else
+    # (a checkout's file outside site-packages is named by its last folders: `fastchat/serve/vllm_worker.py`)
+    caller = pkg.group("pkg") if pkg else "/".join(site.file.replace("\\", "/").split("/")[-3:])
+    release = f"{label} {version}" if version else label
+    kw = m.group("kw") if m else struct.group("kw") if struct else None
+    what = (f"has no attribute `{read.group('attr')}`, which `{caller}` reads" if read else
+            f"takes no keyword `{kw}`, which `{caller}` passes" if kw else
             f"wants {m.group('missing')}, which `{caller}` does not pass" if m.group("missing") else
             f"takes another number of positional arguments than `{caller}` passes")
     lines = [f"{crash.exception_type}: {crash.message}"[:240],
-             f"`{callee}` is {label}'s (defined in {', '.join(f'`{w}`' for w in where[:2])}); the call is made by "
-             f"{site.file}, line {site.line}, in {site.function}, which is not {label}'s own code"]
+             f"`{callee}` is {label}'s (defined in {', '.join(f'`{w}`' for w in where[:2])}); the "
+             f"{'attribute is read' if read else 'call is made'} by {site.file}, line {site.line}, in {site.function}, "
+             f"which is not {label}'s own code"]
     fixes = [Fix(f"Install the {label} release that `{caller}` was written for (its requirements or release notes), or "
                  f"upgrade `{caller}` to a version made for {release if version else 'the installed ' + label}", "",
                  "a reinstall")]
-    title = f"{release}'s `{callee}()` {what}: the two were written for different {label} releases"
+    shown = f"`{callee}`" if read else f"`{callee}()`"
+    title = f"{release}'s {shown} {what}: the two were written for different {label} releases"
     return _finding("signature", title, engine, lines, fixes, "low")
+
+
+# msgspec's refusal of a keyword a Struct does not have (vLLM's SamplingParams): the class is on the code line
+STRUCT_KWARG = re.compile(r"^Unexpected keyword argument '(?P<kw>\w+)'$")
+# an attribute read of an object of a class (`'AsyncLLM' object has no attribute 'engine'`)
+MISSING_ATTRIBUTE = re.compile(r"^'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'$")
+
+
+def _defines_class(engine: str, name: str, module: str | None = None) -> bool:
+    """Some indexed release defines the class `name` (in `module`, when given)."""
+    t = table(engine, "func")
+    if t is None or not name[:1].isupper():
+        return False
+    if module is not None:
+        return f"{module}:{name}" in t.facts
+    return any(k.endswith(":" + name) for k in t.facts)
 
 
 def _choice_finding(engine: str, version, flag: str, value: str, line: str) -> Finding:
@@ -269,7 +302,9 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     env_lines = [ln for ln in lines if ENV_TRIGGER.search(ln)]
     removed = [c for c in scan.crashes if c.message and REMOVED.search(c.message)]
     refused = _refused_settings(scan)
-    mismatched = [c for c in scan.crashes[:4] if c.message and "()" in c.message and CALL_MISMATCH.search(c.message)]
+    mismatched = [c for c in scan.crashes[:4] if c.message and ("()" in c.message and CALL_MISMATCH.search(c.message)
+                                                             or c.raised_at and STRUCT_KWARG.match(c.message)
+                                                             or MISSING_ATTRIBUTE.match(c.message))]
     if not triggered and not env_lines and not removed and refused is None and not mismatched:
         return [], []
     if not available():
