@@ -251,6 +251,7 @@ class Scan:
     # kept lines that came in a logging record (any level), each with its record (`ERROR utils.py:608`, `glog E ...`)
     recorded: Mapping[str, str] = field(default_factory=dict)
     lead: int = 0  # lines of the log above its first crash (judge.pipeline counts up to 4); 0: it starts at the crash
+    refused: tuple[int, ...] = ()  # the lines where the server answered a request with a 4xx status (access log)
 
 
 @dataclass(frozen=True)

@@ -240,3 +240,19 @@ def test_the_version_step_names_only_the_logs_own_engines_command(catalog):
                           "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py")
     steps = " ".join(diagnose_text(vllm, catalog).next_steps)
     assert "the engine version (`vllm --version` or `qwen3doctor env`)" in steps and "sglang.check_env" not in steps
+
+
+def test_an_error_the_server_answered_with_a_4xx_is_about_the_request(catalog):
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("ERROR 09-07 08:26:00 serving_chat.py:134] Error in applying chat template from request: 1 validation error "
+           "for ValidatorIterator\n"
+           "ERROR 09-07 08:26:00 serving_chat.py:134] 0.type\n"
+           "ERROR 09-07 08:26:00 serving_chat.py:134]   Field required [type=missing, input_value={'text': 'Hi'}, "
+           "input_type=dict]\n"
+           'INFO:     10.0.0.7:62122 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request\n')
+    steps = diagnose_text(log, catalog).next_steps
+    assert steps[0].startswith("The server answered this request with a client error (the access log's 4xx at line 4)")
+    # the same error answered with a 200 (or far from any access-log line) gets the usual request for the traceback
+    steps = diagnose_text(log.replace('" 400 Bad Request', '" 200 OK'), catalog).next_steps
+    assert not any("answered this request" in s for s in steps)

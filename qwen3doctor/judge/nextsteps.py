@@ -181,6 +181,9 @@ def _client_side(crash) -> bool:
 _DIED = re.compile(r"died unexpectedly|exit ?code:? ?-9\b|exitcode=-9\b|scheduler is dead|Failed core proc")
 
 
+REFUSED_WITHIN = 5  # an access-log 4xx this close below an error answered the request that error was about
+
+
 def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
     """The lines a wrapper-only or cut log is missing, named the way they appear in a vLLM / SGLang log."""
     primary = scan.crashes[0] if scan.crashes else None
@@ -214,6 +217,13 @@ def paste_steps(scan: Scan, findings: list[Finding]) -> list[str]:
                 "paste the server's own log from the time of the request (the first `Traceback (most recent call last):` "
                 "or `ERROR` lines it printed, with the serve command); an HTTP 400 is the server refusing the request, "
                 "and its body says why."]
+    answered = next((n for n in scan.refused if primary.last_line < n <= primary.last_line + REFUSED_WITHIN), None) \
+        if not findings and primary.role != "consequence" else None
+    if answered is not None:
+        return [f"The server answered this request with a client error (the access log's 4xx at line {answered}) and "
+                "went on serving: the error is about the request, not a crash of the server. Its message says what "
+                "was refused (a message or content-part shape, a parameter or a feature this release does not take): "
+                "change the request or the client that builds it, or paste the server's traceback if it printed one."]
     if not findings and not primary.frames and (CANN_RECORD.match(primary.message)
                                                  or CANN_RUNTIME_LINE.match(primary.message)):
         return ["The log holds the NPU runtime's (CANN) error record but not the Python side: rerun with "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from types import MappingProxyType
 from dataclasses import dataclass, field, replace
 
@@ -48,6 +49,7 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
     phases: list[tuple[int, str]] = []  # (line number, phase) as the log moves through start-up to serving
     quiet: set[str] = set()  # kept lines logged at INFO / WARNING / DEBUG: what the server reported and went on with
     recorded: dict[str, str] = {}  # kept lines that came in a logging record of any level, and that record
+    refused: list[int] = []  # the lines where the server answered a request with a 4xx status (its access log)
     lines = dedented(unwrapped(oldest_first(unflattened(without_viewer_rows(selected_lines(source, prefilter))))))
     head: list[tuple[int, str]] = []  # the paste's first lines, for what it shows above its first crash
     for line_no, line, why in rejoined_commands(lines, _known_flag):
@@ -60,9 +62,9 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
             # a log shipper's record holding several lines (a whole traceback in one JSON `log` / `message`
             # field): each is a line of its own, with its own prefix
             for piece in pieces:
-                _take(parser, collector, kept, kept_tail, line_no, piece, why, phases, quiet, recorded)
+                _take(parser, collector, kept, kept_tail, line_no, piece, why, phases, quiet, recorded, refused)
             continue
-        _take(parser, collector, kept, kept_tail, line_no, line, why, phases, quiet, recorded)
+        _take(parser, collector, kept, kept_tail, line_no, line, why, phases, quiet, recorded, refused)
     crashes = _with_phase(parser.finish(), phases)
     collector.note_frames(crashes)
     env = merge_environment(collector, overrides or Overrides())
@@ -71,11 +73,11 @@ def scan_source(source: LineSource, catalog: Catalog, overrides: Overrides | Non
         warnings.append(f"{parser.dropped} further distinct crashes were not kept (limit reached)")
     return Scan(tuple(crashes), tuple(kept + kept_tail), env, source.lines_read, tuple(warnings), empty=not source.text_seen,
                 stopped_in=stopped_in(phases, source.lines_read), quiet=frozenset(quiet), recorded=MappingProxyType(recorded),
-                lead=lines_above_crash(head, crashes))
+                lead=lines_above_crash(head, crashes), refused=tuple(refused))
 
 
 def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int, line: str, why: int,
-          phases: list[tuple[int, str]], quiet: set[str], recorded: dict[str, str]) -> None:
+          phases: list[tuple[int, str]], quiet: set[str], recorded: dict[str, str], refused: list[int]) -> None:
     """One line of the log into the crash parser, the environment collector, the phases and the kept lines."""
     if not line or line.isspace():
         parser.feed(line_no, None, "", False)
@@ -85,10 +87,12 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
     if bar is not None and text and line.endswith(text) and bar.end() <= len(line) - len(text):
         # a progress bar the next record was glued to (`DeepGEMM warmup:   2%|▏ | 11/512 [01:09<57:05][rank0]:...`):
         # the bar, with what it says the server was doing, is a line of its own
-        _take(parser, collector, kept, kept_tail, line_no, line[: bar.end()], why & ~CRASH, phases, quiet, recorded)
+        _take(parser, collector, kept, kept_tail, line_no, line[: bar.end()], why & ~CRASH, phases, quiet, recorded, refused)
     if text.startswith(REQUEST_ECHO):
         return  # a prompt or an output echoed by request logging says nothing about the server
     phase = phase_of(text)
+    if phase == SERVING and len(refused) < MAX_REFUSED and REFUSED.search(text):
+        refused.append(line_no)
     if phase is not None and (not phases or phases[-1][1] != phase):  # a run of one phase counts from its first line
         phases.append((line_no, phase))
         if len(phases) > MAX_PHASES:
@@ -123,6 +127,10 @@ def _take(parser, collector, kept: list[str], kept_tail: list[str], line_no: int
 
 
 MAX_PHASES = 4096  # a restart loop logs its start-up again and again: the oldest half goes
+# an access-log line of a request the server answered with a client error (`"POST /v1/chat/completions HTTP/1.1" 400
+# Bad Request`): the request was refused and the server went on
+REFUSED = re.compile(r'"(?:POST|GET) /\S* HTTP/1\.[01]" 4\d\d\b')
+MAX_REFUSED = 64
 
 
 def _known_flag(engine: str, flag: str) -> bool:
