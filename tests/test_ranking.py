@@ -503,3 +503,21 @@ def test_a_launch_line_a_cause_needs_beside_its_cut_message_does_not_outrank_the
                "(EngineCore_DP0 pid=9)     self._capture_cudagraphs(\n")
     cut = launch.replace("(APIServer pid=7) Traceback", "(EngineCore_DP0 pid=9) Traceback") + capture
     assert "gemma4-mtp-drafter-flashinfer-trtllm-head-dim-512" in [f.rule_id for f in diagnose_text(cut, catalog).findings]
+
+
+def test_a_gpu_fact_adds_nothing_to_a_candidate_whose_quantization_is_unknown(catalog):
+    """A cut serving traceback on an Ampere card: the FP8-Triton-on-pre-Ada cause needs an FP8 checkpoint, which the
+    log does not show; the card alone (a fact that matters only beside the FP8 one) makes no candidate of it. The
+    same log with the FP8 checkpoint named brings it back."""
+    from qwen3doctor.judge.pipeline import diagnose_text
+
+    log = ("GPU 0: NVIDIA GeForce RTX 3060\nGPU 1: NVIDIA GeForce RTX 3060\n"
+           "(Worker_PP1 pid=617) ERROR [multiproc_executor.py:962] WorkerProc hit an exception.\n"
+           "(Worker_PP1 pid=617) ERROR [multiproc_executor.py:962] Traceback (most recent call last):\n"
+           '(Worker_PP1 pid=617) ERROR [multiproc_executor.py:962]   File "/opt/venv/lib/python3.12/site-packages/vllm/v1/'
+           'worker/gpu_worker.py", line 740, in sample_tokens\n')
+    ids = [f.rule_id for f in diagnose_text(log, catalog).findings]
+    assert "fp8-triton-kernel-on-pre-ada-gpu" not in ids, ids
+    fp8 = "vllm serve Qwen/Qwen3-8B-FP8 --pipeline-parallel-size 2\n" + log
+    ids = [f.rule_id for f in diagnose_text(fp8, catalog).findings]
+    assert "fp8-triton-kernel-on-pre-ada-gpu" in ids, ids

@@ -10,7 +10,7 @@ import re
 import shlex
 from dataclasses import replace
 
-from .combination import GATES, known_bad, may_combine
+from .combination import FACTS, GATES, known_bad, may_combine
 from .match import DATED, FRAGMENT, UNSEEN, when_states
 from ..knowledge.catalog import safe_search
 from ..knowledge.patterns import compile_pattern
@@ -144,10 +144,13 @@ def score(rm: RuleMatch, scan: Scan) -> Finding | None:
     factor = 1.0
     misses = []
     agnostic = engine_agnostic(rule)
+    # (a rule without crash evidence of its own whose launch facts are only partly known: the GPU of an FP8-only
+    # cause, its quantization not in the log, says nothing on its own)
+    facts_unknown = not strong and any(ev.state == "unknown" and ev.clause in FACTS for ev in rm.when)
     for ev in rm.when:
         if ev.state == "hit":
             # (a version the traceback is only dated to adds nothing to a rule without crash evidence of its own)
-            if strong or ev.clause not in GATES and ev.subject != DATED:
+            if strong or ev.clause not in GATES and ev.subject != DATED and not (facts_unknown and ev.clause in FACTS):
                 total += WHEN_WEIGHT.get(ev.clause, ENV_WEIGHT)
         elif ev.state == "miss":
             if ev.clause == "when.engine" and agnostic:
