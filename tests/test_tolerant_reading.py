@@ -1178,3 +1178,13 @@ def test_a_traceback_with_shortened_paths_names_its_engine_by_its_functions(cata
            '  File ".../linear.py", line 400, in forward\n    out = F.linear(x, w)\n'
            "RuntimeError: shape mismatch\n")
     assert diagnose_text(log, catalog).environment.get("engine") is None
+
+
+def test_a_quoted_reply_whose_first_line_is_its_widest_is_no_terminal_wrap(catalog):
+    # a three-line message quoted in a reply (`> ` on each line): the first line is the widest and ends in a word, so
+    # the next quoted line looked like the rest of a wrapped one and was glued on with its `> `
+    log = ("> pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n"
+           "> Value error, The checkpoint you are trying to load has model type\n"
+           "> `gemma4` but Transformers does not recognize this architecture.\n")
+    crash = diagnose_text(log, catalog).crash
+    assert ">" not in crash.message and crash.message.endswith("does not recognize this architecture.")

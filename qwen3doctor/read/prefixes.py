@@ -598,8 +598,10 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
 
 
 def _goes_on(wide: str, following: str) -> bool:
-    # a wrap at a space leaves one space in front of the rest; an indented line (a frame, a code line) has two
-    return bool(following.strip()) and not following[:2].isspace() and following[:8] != wide[:8]
+    # a wrap at a space leaves one space in front of the rest; an indented line (a frame, a code line) has two; in a
+    # quoted reply (`> ` on every line) each quoted line is one of its own, as each record is
+    return bool(following.strip()) and not following[:2].isspace() and following[:8] != wide[:8] \
+        and not (wide[:1] == ">" == following[:1])
 
 
 # text that reads as a line of its own although it starts mid-sentence: an exception of any spelling
