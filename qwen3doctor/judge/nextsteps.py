@@ -362,8 +362,7 @@ def _fact_and_how(clause: str, ev: Evidence | None, env: Environment) -> tuple[s
     engine = env.get("engine")
     name = {"vllm": "vLLM", "sglang": "SGLang"}.get(engine or "", "engine")
     if clause in ("when.engine_version", "fixed_in"):
-        cmd = {"vllm": "`vllm --version`", "sglang": "`python -m sglang.check_env`"}.get(
-            engine or "", "`vllm --version` or `python -m sglang.check_env`")
+        cmd = VERSION_COMMAND.get(engine or "", " or ".join(VERSION_COMMAND.values()))
         return (f"the {name} version",
                 f"run {cmd} (or `qwen3doctor env`) on the machine that crashed and pass --engine-version, or rerun the "
                 "diagnosis there with --env-auto")
@@ -389,11 +388,14 @@ def _fact_and_how(clause: str, ev: Evidence | None, env: Environment) -> tuple[s
     return (f"`{key}`", f"pass --env {key}=VALUE")
 
 
+# how each engine says its own version
+VERSION_COMMAND = {"vllm": "`vllm --version`", "sglang": "`python -m sglang.check_env`"}
+
+
 def _missing_facts(env: Environment) -> list[tuple[str, str]]:
     out = []
     if env.get("engine_version") is None:
-        ask = {"vllm": "`vllm --version`", "sglang": "`python -m sglang.check_env`"}.get(
-            str(env.get("engine")), "`vllm --version`, `python -m sglang.check_env`")
+        ask = VERSION_COMMAND.get(str(env.get("engine")), ", ".join(VERSION_COMMAND.values()))
         out.append(("engine_version", f"the engine version ({ask} or `qwen3doctor env`)"))
     if env.get("model") is None and env.get("family") is None:
         out.append(("model", "the serve command with the model"))

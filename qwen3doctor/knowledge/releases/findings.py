@@ -209,11 +209,9 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     # outside that only one engine defines, `AsyncLLM`, names it)
     engine = scan.environment.get("engine")
     if engine not in LABEL and read is not None:
-        owners = [e for e in LABEL if _defines_class(e, callee)]
+        owners = [e for e in LABEL if callee_modules(e, callee)]
         engine = owners[0] if len(owners) == 1 else None
     where = callee_modules(engine, callee) if engine in LABEL else []
-    if read is not None:
-        where = [w for w in where if _defines_class(engine, callee, w)]
     if not where:
         return None
     label, version = LABEL[engine], scan.environment.get("engine_version")
@@ -242,16 +240,6 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
 STRUCT_KWARG = re.compile(r"^Unexpected keyword argument '(?P<kw>\w+)'$")
 # an attribute read of an object of a class (`'AsyncLLM' object has no attribute 'engine'`)
 MISSING_ATTRIBUTE = re.compile(r"^'(?P<cls>[A-Z]\w+)' object has no attribute '(?P<attr>\w+)'$")
-
-
-def _defines_class(engine: str, name: str, module: str | None = None) -> bool:
-    """Some indexed release defines the class `name` (in `module`, when given)."""
-    t = table(engine, "func")
-    if t is None or not name[:1].isupper():
-        return False
-    if module is not None:
-        return f"{module}:{name}" in t.facts
-    return any(k.endswith(":" + name) for k in t.facts)
 
 
 def _choice_finding(engine: str, version, flag: str, value: str, line: str) -> Finding:
