@@ -20,7 +20,10 @@ and nothing is imported. Per release it collects
   raise     `raise X("...")` / `raise X(f"...")` sites and `assert cond, "..."` (as AssertionError) as templates
             (holes become `*`), with module and function;
   lines     `module:function:first-last`, the lines each function spans, for the engine's own plumbing and the Qwen
-            model files (LINE_MODULES): a traceback's line numbers move from release to release, so they date it.
+            model files (LINE_MODULES): a traceback's line numbers move from release to release, so they date it;
+  api       `module:f(p` / `module:C(p` / `module:C.m(p` for each parameter a call of a public function, constructor or
+            method can pass, `module:C.a` for each attribute an instance has: a caller written for another release
+            passes a keyword or reads an attribute the installed one dropped (model files other than Qwen's skipped).
 Facts are stored as intervals over the ordered release list (see qwen3doctor/knowledge/releases/__init__.py).
 """
 from __future__ import annotations
@@ -404,6 +407,119 @@ def collect_lines(archive: Path, pkg: str) -> set[str]:
     return out
 
 
+# the model files of other families (a third of the surface, and no caller outside the engine builds them)
+API_SKIP = re.compile(r"/models/(?!qwen)[^/]+\.py$")
+API_VERSION = 1  # bump when the api extraction changes; per-release results cached beside the slim zips
+
+
+def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
+    """The names a call can pass: every parameter (`self` / `cls` of a method dropped), `*` for `*args` and `**` for
+    `**kwargs` (a function with `**` accepts any keyword)."""
+    a = fn.args
+    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    if method and names and names[0] in ("self", "cls") and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
+        names = names[1:]
+    return names + (["*"] if a.vararg else []) + (["**"] if a.kwarg else [])
+
+
+def _class_shape(cls: ast.ClassDef) -> dict:
+    """What a class defines itself: its `__init__`'s signature (None without one), its annotated fields (a dataclass,
+    msgspec Struct or pydantic model takes them as keywords), every method's signature, and the attributes an
+    instance has: methods, class-level names, `self.x = ...` in any method."""
+    init, fields, methods, attrs = None, [], {}, set()
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if item.name == "__init__":
+                init = _signature(item, True)
+            elif not item.name.startswith("__"):
+                methods[item.name] = _signature(item, True)
+                attrs.add(item.name)
+            for sub in ast.walk(item):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target] if isinstance(
+                    sub, (ast.AnnAssign, ast.AugAssign)) else []
+                for t in targets:
+                    for el in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                        if isinstance(el, ast.Attribute) and isinstance(el.value, ast.Name) and el.value.id == "self":
+                            attrs.add(el.attr)
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            attrs.add(item.target.id)
+            if "ClassVar" not in ast.unparse(item.annotation):
+                fields.append(item.target.id)
+        elif isinstance(item, ast.Assign):
+            attrs.update(t.id for t in item.targets if isinstance(t, ast.Name))
+    bases = [b.id if isinstance(b, ast.Name) else b.attr for b in cls.bases if isinstance(b, (ast.Name, ast.Attribute))]
+    return {"init": init, "fields": fields, "methods": methods, "attrs": attrs, "bases": bases}
+
+
+def _top_level(body: list[ast.stmt]):
+    """A module's top-level functions and classes, also inside its top-level `if` / `try` blocks."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node
+        elif isinstance(node, ast.If):
+            yield from _top_level(node.body + node.orelse)
+        elif isinstance(node, ast.Try):
+            yield from _top_level(node.body + node.orelse + node.finalbody
+                                  + [s for h in node.handlers for s in h.body])
+
+
+# a private method, attribute or parameter (`C._add_request`, `self._x`, `f(_p`): callers outside the engine seldom
+# touch them, and they are two fifths of the table
+_PRIVATE = re.compile(r"[.(]_")
+
+
+def collect_api(archive: Path, pkg: str) -> set[str]:
+    """The public surface a caller outside the engine meets, for one release: `module:f(p` for each parameter `p`
+    of a top-level function, `module:C(p` for what constructing class C takes (its `__init__`'s parameters, else
+    its and its bases' annotated fields, else its first base's constructor), `module:C.m(p` for a method's, and
+    `module:C.a` for each attribute an instance has (its own and its bases' within the package). A base class
+    from outside the package adds nothing: the table only says what a release had, never what it lacked."""
+    shapes: dict[str, dict] = {}   # class name -> shape (first definition wins: names are mostly unique)
+    where: list[tuple[str, str]] = []
+    out: set[str] = set()
+    for name, text in sources(archive, pkg):
+        if SKIP.search(name) or API_SKIP.search(name):
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        module = name[:-3].replace("/", ".").removesuffix(".__init__")
+        for node in _top_level(tree.body):
+            if node.name.startswith("_"):
+                continue
+            if isinstance(node, ast.ClassDef):
+                shapes.setdefault(node.name, _class_shape(node))
+                where.append((module, node.name))
+            else:
+                out.update(f"{module}:{node.name}({p}" for p in _signature(node, False))
+
+    def resolve(cls: str, seen: frozenset = frozenset()) -> tuple[list[str] | None, set[str], dict]:
+        shape = shapes.get(cls)
+        if shape is None or cls in seen:
+            return None, set(), {}
+        seen = seen | {cls}
+        inherited = [resolve(b, seen) for b in shape["bases"]]
+        attrs = set(shape["attrs"]).union(*(a for _, a, _ in inherited))
+        methods = {k: v for _, _, m in reversed(inherited) for k, v in m.items()} | shape["methods"]
+        if shape["init"] is not None:
+            ctor = shape["init"]
+        else:
+            fields = [f for b in shape["bases"] for f in (shapes[b]["fields"] if b in shapes and b not in seen else [])]
+            fields += shape["fields"]
+            ctor = fields or next((c for c, _, _ in inherited if c is not None), None)
+        return ctor, attrs, methods
+
+    for module, cls in where:
+        ctor, attrs, methods = resolve(cls)
+        out.update(f"{module}:{cls}({p}" for p in ctor or [])
+        out.update(f"{module}:{cls}.{a}" for a in attrs)
+        for meth, sig in methods.items():
+            out.update(f"{module}:{cls}.{meth}({p}" for p in sig)
+    return out
+
+
 def collect(archive: Path, pkg: str, flags_only: bool = False) -> dict[str, set[str]]:
     """Every kind of fact of one release (flags_only: just flags and choices, reading only the parser's files)."""
     facts = {"flags": set(), "choices": set(), "env": set(), "arch": set(), "func": set(), "raise": set()}
@@ -570,7 +686,7 @@ def flags_of(tree: ast.Module, consts, classes, facts, namespaces=()) -> None:
 
 # ---------------------------------------------------------------- intervals
 
-KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines")
+KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines", "api")
 
 
 def intervals(present: list[int]) -> list[int]:
@@ -606,6 +722,8 @@ KNOWN = [
     # the parser registries (vLLM's release notes: the qwen3 reasoning parser in 0.9.0, qwen3_coder in 0.10.0)
     ("vllm", "choices", "--reasoning-parser=qwen3", "0.9.0", "first"),
     ("vllm", "choices", "--tool-call-parser=qwen3_coder", "0.10.0", "first"),
+    # LLM.generate's prompt_token_ids keyword, removed in 0.10.2 (verl's old rollout still passed it)
+    ("vllm", "api", "vllm.entrypoints.llm:LLM.generate(prompt_token_ids", "0.10.1.1", "last"),
 ]
 
 
@@ -711,7 +829,9 @@ def main(argv=None) -> int:
             return pkg, ver, status, None
         part = "flags" if flags_only else "facts"
         done = args.cache / pkg / f"{pkg}-{ver}.{part}-v{EXTRACT_VERSION}.json"
-        if done.exists():
+        if set(kinds) <= {"lines", "api"}:
+            facts = {k: set() for k in KINDS}
+        elif done.exists():
             status += ", extracted before"
             facts = {k: set(v) for k, v in json.loads(done.read_text()).items()}
         else:
@@ -725,6 +845,15 @@ def main(argv=None) -> int:
         else:
             facts["lines"] = collect_lines(slim_path(args.cache, pkg, ver), pkg)
             lines.write_text(json.dumps(sorted(facts["lines"])))
+        api = args.cache / pkg / f"{pkg}-{ver}.api-v{API_VERSION}.json"
+        if "api" not in kinds:
+            facts["api"] = set()
+        elif api.exists():
+            facts["api"] = set(json.loads(api.read_text()))
+        else:
+            facts["api"] = collect_api(slim_path(args.cache, pkg, ver), pkg)
+            api.write_text(json.dumps(sorted(facts["api"])))
+        facts["api"] = {f for f in facts["api"] if not _PRIVATE.search(f)}
         return pkg, ver, status, facts
 
     with cf.ThreadPoolExecutor(max(1, args.jobs)) as ex:

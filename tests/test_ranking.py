@@ -521,3 +521,22 @@ def test_a_gpu_fact_adds_nothing_to_a_candidate_whose_quantization_is_unknown(ca
     fp8 = "vllm serve Qwen/Qwen3-8B-FP8 --pipeline-parallel-size 2\n" + log
     ids = [f.rule_id for f in diagnose_text(fp8, catalog).findings]
     assert "fp8-triton-kernel-on-pre-ada-gpu" in ids, ids
+
+
+def test_a_cut_loading_traceback_of_a_launch_whose_shapes_cannot_load_names_that_cause(catalog):
+    """Qwen3-30B-A3B-FP8 at TP 4 on SGLang, the traceback cut at the MoE experts' construction: the experts' 768
+    rows over 4 ranks leave 192, not whole 128-blocks, so the FP8-block cause is first at medium confidence with the
+    arithmetic as evidence (before: a low candidate behind a weights-OOM one sharing the loader's frames). The same
+    paste at TP 2 (384 per rank) leaves it a low candidate; a paste that keeps its message is not touched."""
+    path = Path(__file__).parent.parent / "examples/logs/sglang/fp8-block-quant-tp-indivisible--qwen3-30b-fp8-tp4-cut-at-moe-impl.log"
+    log = path.read_text(encoding="utf-8")
+    top = diagnose_text(log, catalog).findings[0]
+    assert top.rule_id == "fp8-block-quant-tp-indivisible" and top.confidence == "medium"
+    assert any(ev.text == "768 / 4 = 192; 192 % 128 = 64" for ev in top.evidence)
+    two = log.replace("--tp 4", "--tp 2").replace("tp_size=4", "tp_size=2")
+    found = {f.rule_id: f for f in diagnose_text(two, catalog).findings}
+    assert found["fp8-block-quant-tp-indivisible"].confidence == "low"
+    assert not any(ev.clause == "shape" for f in found.values() for ev in f.evidence)
+    said = log + "ValueError: The output_size of gate's and up's weight = 192 is not divisible by weight quantization block_n = 128.\n"
+    top = diagnose_text(said, catalog).findings[0]
+    assert top.rule_id == "fp8-block-quant-tp-indivisible" and not any(ev.clause == "shape" for ev in top.evidence)

@@ -98,9 +98,21 @@ PARSERS = {
 }
 
 
+# the public surface a caller outside the engine meets: a method's keyword dropped, a Struct's fields, an attribute
+LLM_API = {
+    "0.1.0": "class LLM:\n    def __init__(self, model, **kwargs):\n        self.llm_engine = None\n"
+             "    def generate(self, prompts, sampling_params=None, prompt_token_ids=None):\n        pass\n"
+             "class SamplingParams(msgspec.Struct):\n    n: int = 1\n    _private: int = 0\n",
+    "0.2.0": "class LLM:\n    def __init__(self, model, **kwargs):\n        self.llm_engine = None\n"
+             "    def generate(self, prompts, sampling_params=None, *, use_tqdm=True):\n        pass\n"
+             "class SamplingParams(msgspec.Struct):\n    n: int = 1\n    structured_outputs: dict | None = None\n",
+}
+
+
 def _members(version: str) -> dict[str, str]:
     return {
         **PARSERS[version],
+        "vllm/entrypoints/llm.py": LLM_API[version],
         "vllm/__init__.py": "",
         "vllm/engine/arg_utils.py": ARG_UTILS_OLD if version == "0.1.0" else ARG_UTILS_NEW,
         "vllm/envs.py": ENVS[version],
@@ -170,6 +182,13 @@ def test_generator_on_a_tiny_package(tmp_path, capsys):
     assert not [k for k in raises.facts if "never indexed" in k]
     funcs = rel.table("vllm", "func", out)
     assert funcs.spans("vllm.engine.arg_utils:check_enough_kv_cache_memory") == [("0.1.0", "0.1.0")]
+    api = rel.table("vllm", "api", out)
+    assert api.spans("vllm.entrypoints.llm:LLM.generate(prompt_token_ids") == [("0.1.0", "0.1.0")]
+    assert api.spans("vllm.entrypoints.llm:LLM.generate(use_tqdm") == [("0.2.0", "0.2.0")]
+    assert api.spans("vllm.entrypoints.llm:LLM(**") == [("0.1.0", "0.2.0")]  # (any keyword: `**kwargs`)
+    assert api.spans("vllm.entrypoints.llm:LLM.llm_engine") == [("0.1.0", "0.2.0")]
+    assert api.spans("vllm.entrypoints.llm:SamplingParams(structured_outputs") == [("0.2.0", "0.2.0")]
+    assert not [k for k in api.facts if "_private" in k]
     # one table rewritten alone, over the releases the index already lists: the others are left as they are
     kept = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "vllm-choices.json.gz"}
     (out / "vllm-choices.json.gz").unlink()
@@ -194,6 +213,7 @@ shipped = pytest.mark.skipif(not rel.available(), reason="the release index is n
 @shipped
 @pytest.mark.parametrize("engine, kind, fact, first, last", [
     ("vllm", "flags", "--gdn-prefill-backend", "0.18.0", None),
+    ("vllm", "api", "vllm.entrypoints.llm:LLM.generate(prompt_token_ids", "0.8.5", "0.10.1.1"),
     ("vllm", "flags", "--task", "0.8.5", "0.12.0"),
     ("vllm", "env", "VLLM_DEEP_GEMM_WARMUP", "0.11.1", None),
     ("vllm", "flags", "--attention-backend", "0.13.0", None),

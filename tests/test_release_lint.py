@@ -655,6 +655,19 @@ def test_an_assert_of_the_engine_is_a_raise_site_dated_by_the_releases_that_have
     assert "no longer raise it" not in " ".join(report.next_steps)
 
 
+def test_a_message_cut_after_its_first_sentences_still_finds_its_raise_site(bundled):
+    """A one-line paste of vLLM's CPU autobind check that kept its first two sentences (`... Allowed NUMA nodes are
+    [0, 1].`) of a message that goes on (`Please try to bind threads manually.`): the template's first sentences,
+    ending where the paste ends, name the site (0.16.0-0.17.1: 0.18.0 counts local workers, `of * local
+    CPUWorkers`, which this message does not match). A message that stops mid-sentence is no such match."""
+    line = "AssertionError: Not enough allowed NUMA nodes to bind threads of 4 CPUWorkers. Allowed NUMA nodes are [0, 1].\n"
+    steps = " ".join(diagnose_text(line, bundled).next_steps)
+    assert "raised by `vllm/v1/worker/cpu_worker.py` in `_get_autobind_cpu_ids`, present in vLLM 0.16.0-0.17.1" in steps
+    assert "vLLM 0.18.0 and later no longer raise it" in steps
+    cut = "AssertionError: Not enough allowed NUMA nodes to bind threads of 4 CPUWorkers. Allowed NUMA\n"
+    assert "_get_autobind_cpu_ids" not in " ".join(diagnose_text(cut, bundled).next_steps)
+
+
 def test_lint_fails_a_plain_word_as_a_log_anchor(tmp_path):
     """A log pattern whose anchor is a plain word (`' install '`, a caseless `quantization`) selects every request line
     whose prompt holds it: `rules lint` fails a user's rule for it (exit 2), naming file, line, field and word and what
@@ -732,6 +745,24 @@ def test_a_struct_keyword_or_an_attribute_outside_callers_use_is_a_release_skew(
     assert not any(f.rule_id == "release-index/signature" for f in diagnose_text(other, bundled).findings)
 
 
+def test_a_one_line_call_skew_with_no_traceback_is_answered_only_when_the_api_table_dates_it(bundled):
+    """The issue title's line alone, `TypeError: LLM.generate() got an unexpected keyword argument 'prompt_token_ids'`:
+    no frame says who called, but the `api` table says `LLM.generate` took the keyword up to 0.10.1.1 and not after,
+    so the finding is the removal (low with no version; the pin first). With a version line of a release that still
+    took it, or for a keyword no release's `LLM.generate` took, a frameless paste gets no such finding."""
+    line = "TypeError: LLM.generate() got an unexpected keyword argument 'prompt_token_ids'\n"
+    found = [f for f in diagnose_text(line, bundled).findings if f.rule_id == "release-index/signature"]
+    assert found and found[0].confidence == "low" and found[0].engines == ("vllm",)
+    assert found[0].title == ("vLLM's `LLM.generate()` takes no keyword `prompt_token_ids`, which the calling code passes: "
+                              "the two were written for different vLLM releases")
+    assert found[0].fixes[0].command == 'pip install "vllm==0.10.1.1"'
+    head = "INFO 11-22 02:50:00 [api_server.py:1] vLLM API server version {}\n"
+    dated = [f for f in diagnose_text(head.format("0.12.0") + line, bundled).findings if f.rule_id == "release-index/signature"]
+    assert dated and dated[0].confidence == "medium"
+    for text in (head.format("0.9.2") + line, line.replace("prompt_token_ids", "prompt_ids")):
+        assert not any(f.rule_id == "release-index/signature" for f in diagnose_text(text, bundled).findings), text
+
+
 def test_a_call_from_outside_the_engine_its_signature_refuses_is_a_release_skew(bundled):
     """`LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` raised at a trainer's call into vLLM (the
     keyword is gone from the installed release), or Triton's backend passing `stat_loggers`: the caller and the engine
@@ -739,9 +770,14 @@ def test_a_call_from_outside_the_engine_its_signature_refuses_is_a_release_skew(
     call the engine's own code makes (its parser's constructor) is that release's bug, not a skew: no finding."""
     report = _diagnose("vllm/release-index--llm-generate-keyword-removed-verl-rollout.log", bundled)
     top = report.findings[0]
-    assert top.rule_id == "release-index/signature" and top.confidence == "low"
+    # (the `api` table dates the keyword: `LLM.generate` took it up to 0.10.1.1, so 0.11.0's refusal is a removal,
+    # medium with the version in the log, and the pin is the last release with it)
+    assert top.rule_id == "release-index/signature" and top.confidence == "medium"
     assert top.title.startswith("vLLM 0.11.0's `LLM.generate()` takes no keyword `prompt_token_ids`, which `verl` passes")
     assert any("defined in `vllm.entrypoints.llm`" in ev.text and "vllm_rollout.py, line 265" in ev.text for ev in top.evidence)
+    assert any(ev.text.endswith("`prompt_token_ids` in vLLM every indexed release up to 0.10.1.1 (the index starts at 0.8.5)")
+               for ev in top.evidence)
+    assert top.fixes[0].command == 'pip install "vllm==0.10.1.1"'
     tail = "TypeError: OpenAIServingChat.__init__() got an unexpected keyword argument 'tool_server'\n"
     platform = "INFO 12-16 10:12:37 [__init__.py:216] Automatically detected platform cuda.\n"
     for site, head, expected in (("/opt/tritonserver/backends/vllm/model.py", platform, True),

@@ -616,6 +616,18 @@ def test_argparse_error_after_a_long_command_is_not_joined_to_it_as_a_terminal_w
     assert not any("yamlvllm" in s.replace(" ", "") for s in shown), shown
 
 
+def test_a_commands_last_number_and_the_acronym_line_below_it_are_two_lines(catalog):
+    """A three-line paste: the launch (its widest line, ending in `--tensor-parallel-size 2`) and NCCL's version line.
+    A number then `NCCL version ...` is a command and its output, not one line wrapped at the command's width (the
+    TP size read as `2NCCL`)."""
+    log = ("python -m vllm.entrypoints.openai.api_server --model models/Qwen-14B-Chat --trust-remote-code --port 8509 "
+           "--served-model-name qwen-14b-chat --dtype float16 --tensor-parallel-size 2\n"
+           "NCCL version 2.19.3+cuda11.0\n"
+           "NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the "
+           "installed CUDA driver < R465.\n")
+    assert diagnose_text(log, catalog).environment.get("tp") == 2
+
+
 def test_kubectl_prefix_with_timestamps_is_peeled(catalog):
     """`kubectl logs --prefix --timestamps`: `[pod/NAME/CONTAINER] <RFC 3339 time> ` before the engine's own prefix."""
     head = "[pod/vllm-qwen3-8b-6d9c7b5f4-xk2lp/vllm] 2026-02-11T14:03:55.402118231Z (APIServer pid=1) "

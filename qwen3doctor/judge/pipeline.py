@@ -13,7 +13,7 @@ from ..read.crash import (FRAME_IPYTHON, IPYTHON_CODE_LINE, LEAD_LINES, PROSE_MA
                           classify, lines_above_crash, prose_crash)
 from .combination import GATES
 from .match import Haystack, MatchIndex, PatternTimeout, candidates, evaluate, fragment_literals, tail_fits, when_states
-from ..model import Crash, Environment, Fact, Report, Scan, Verdict
+from ..model import Crash, Environment, Evidence, Fact, Finding, Report, Scan, Verdict
 from .nextsteps import next_steps
 from ..read.phases import DIED_SERVING, SERVING, later, phase_of, phase_of_frames, stopped_in
 from ..read.prefixes import FOLLOWS, JOINED, PROGRESS_BAR_RE, RECORD_START, SGLANG_RECORD, dedented, oldest_first, peel_record, record_lines, rejoined_commands, unflattened, unwrapped, without_viewer_rows
@@ -354,6 +354,7 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = F
         scan = dated
         findings = _score_rules(scan, catalog, Haystack(scan, match_index_for(catalog)), [])
     findings = _with_unregistered(scan, catalog, findings)
+    findings = _with_shape_facts(scan, catalog, findings)
     from ..knowledge.releases.findings import raise_site_notes, release_findings
 
     extra, release_warnings = release_findings(scan)
@@ -423,6 +424,50 @@ def _with_unregistered(scan: Scan, catalog: Catalog, findings: list) -> list:
     if own is not None and own.score >= found.score:
         return findings
     return [f for f in findings if f is not own] + [found]
+
+
+def _with_shape_facts(scan: Scan, catalog: Catalog, findings: list) -> list:
+    """A crash that says nothing of its own (a traceback cut before its exception) while the model is built, from a
+    launch whose arithmetic cannot load: the model's shapes (data/model_shapes.yaml) split over the log's TP size
+    leave a slice the FP8 block or the head count cannot take (`check`'s shape alerts). The rule for that check is
+    then the crash's cause, at medium confidence: the arithmetic is certain, the paste only lacks the message. A
+    crash with a message of its own, or a finding a message backs, is left as it is."""
+    env = scan.environment
+    if not scan.crashes or not env.get("model") or not env.get("tp") or any(c.said for c in scan.crashes) \
+            or any(f.basis == "evidence" and f.confidence != "low" for f in findings):
+        return findings
+    from ..read.phases import LOADING, phase_of_frames
+    if phase_of_frames(f.function for c in scan.crashes for f in c.frames) not in (None, LOADING):
+        return findings
+    from ..knowledge.shapes import shapes_of
+    if shapes_of(env.get("model")) is None:
+        return findings  # (checked here too: a model the table lacks never loads the preflight module)
+    from .preflight import flag_values, shape_alerts
+
+    alerts, _, _, _ = shape_alerts(env, flag_values(str(env.get("serve_command") or "")), catalog)
+    by_rule = {a.key: a for a in alerts if a.key in catalog.rules}
+    if not by_rule:
+        return findings
+    out = []
+    for f in findings:
+        alert = by_rule.pop(f.rule_id, None)
+        if alert is not None:
+            f = replace(f, confidence="medium", score=max(f.score, max(g.score for g in findings) + 0.01),
+                        evidence=tuple(Evidence("shape", "hit", b) for b in (alert.title,) + alert.because) + f.evidence,
+                        notes=f.notes + (SHAPE_NOTE,))
+        out.append(f)
+    for key, alert in by_rule.items():  # a cause the paste's frames did not list: the arithmetic alone names it
+        rule = catalog.rules[key]
+        out.append(Finding(rule_id=key, title=rule.title, status=rule.status,
+                           score=max((g.score for g in findings), default=0.0) + 0.01, confidence="medium",
+                           engines=rule.engines, families=rule.families, references=rule.references,
+                           evidence=tuple(Evidence("shape", "hit", b) for b in (alert.title,) + alert.because),
+                           fixes=alert.fixes, fixed_in=rule.fixed_in, notes=(SHAPE_NOTE,), basis="combination"))
+    return out
+
+
+SHAPE_NOTE = ("the model's shapes over this TP size cannot load (the arithmetic of `qwen3doctor check`); the paste stops "
+              "before the message that would confirm it")
 
 
 def _score_rules(scan: Scan, catalog: Catalog, hay: Haystack, warnings: list[str], evaluated: list | None = None) -> list:

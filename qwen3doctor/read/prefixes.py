@@ -581,8 +581,10 @@ def _short_paste_wrapped(head: list, full: list[int], goes_on: list[int], width:
         if not (wide[-1:].isalnum() or wide.endswith(("_", " ")) or rest[:1] in (" ", ":", ";", ",", ".", ")", "]", "}")) \
                 or _OWN_LINE.match(rest):
             return False
-        if wide[-1:].islower() and _SENTENCE_START.match(rest):
-            return False  # `... FP8 warmup` + `This kernel only supports sm120.`: a word, then a sentence of its own
+        if (wide[-1:].islower() or wide[-1:].isdigit()) and _SENTENCE_START.match(rest):
+            # `... FP8 warmup` + `This kernel only supports sm120.`: a word, then a sentence of its own; a command's
+            # last number, then its output (`... --tensor-parallel-size 2` + `NCCL version 2.19.3+cuda11.0`)
+            return False
         if _WHOLE_FRAME.search(wide) and _CODE_LINE.match(rest):
             return False  # `File "...", line 148, in is_moe_wna16_compatible` + its code line, both unindented
         if not wide[-1:].isalpha() and _LABEL_LINE.match(rest):
@@ -620,9 +622,10 @@ _CODE_LINE = re.compile(r"\s*(?:(?:return|raise|assert|await|yield|if|for|while|
 # after a digit or punctuation (`... --port 8000` + `GPU 0: NVIDIA B200`)
 _LABEL_LINE = re.compile(r"[A-Z][\w .()-]{0,30}: \S")
 _MID_SENTENCE = re.compile(r" ?[a-z0-9_.,;:)\]}'\"]")
-# a capitalised word and a lower-case one: a sentence that starts a line (`Exception raised from ...`), where a
-# wrap inside a CamelCase name goes on with the name (`cudaErrorLaunch` + `Failure: ...`)
-_SENTENCE_START = re.compile(r"[A-Z][a-z]+ [a-z]")
+# a capitalised word (or an acronym, `NCCL version ...`) and a lower-case one: a sentence that starts a line
+# (`Exception raised from ...`), where a wrap inside a CamelCase name goes on with the name (`cudaErrorLaunch` +
+# `Failure: ...`)
+_SENTENCE_START = re.compile(r"[A-Z](?:[a-z]+|[A-Z0-9]+) [a-z]")
 # how a line of its own starts: a timestamp, a level, a process or rank prefix, a traceback's lines, an exception
 RECORD_START = re.compile(
     r"\s*(?:\[|\(|\d{4}-\d\d-\d\d|\d\d-\d\d \d|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|Traceback|File \"|"

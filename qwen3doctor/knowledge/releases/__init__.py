@@ -9,7 +9,8 @@ Kinds: `flags` (`--max-num-seqs`), `choices` (`--gdn-prefill-backend=triton`), `
 `arch` (`Qwen3NextForCausalLM`), `func` (`vllm.v1.core.kv_cache_utils:check_enough_kv_cache_memory`), `raise`
 (`ValueError<TAB>vllm/v1/core/kv_cache_utils.py<TAB>check_enough_kv_cache_memory<TAB>No available memory *`),
 `lines` (by module, `vllm.v1.engine.core` -> `{"run_engine_core": [[712, 760, *intervals], ...]}`: the lines each
-function of the engine's plumbing or of a Qwen model file spans, per release).
+function of the engine's plumbing or of a Qwen model file spans, per release), `api` (`vllm.entrypoints.llm:LLM.generate(prompt_token_ids`:
+a parameter a call can pass; `vllm.v1.engine.async_llm:AsyncLLM.engine_core`: an attribute an instance has).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 HERE = Path(__file__).resolve().parent
 ENGINES = ("vllm", "sglang")
-KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines")
+KINDS = ("flags", "choices", "env", "arch", "func", "raise", "lines", "api")
 # the flags whose values a plugin may register at start-up (vLLM's parser plugins): with the plugin's flag given, a
 # name no release registers may still be right
 PLUGGABLE = {"--tool-call-parser": "--tool-parser-plugin", "--reasoning-parser": "--reasoning-parser-plugin"}

@@ -10,7 +10,7 @@ from ..generic import GENERIC_FRAMES
 from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
-from .generic import (CALL_MISMATCH, TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, INVALID_PARSER, KWARG_ENGINE, MISSING_MODULE,
+from .generic import (CALL_MISMATCH, api_window, TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, INVALID_PARSER, KWARG_ENGINE, MISSING_MODULE,
                       PLUGGABLE, UNEXPECTED_KWARG, UNRECOGNIZED, UNSUPPORTED_ARCH, all_choices, architecture_lines,
                       callee_modules, choice_lines, engine_module, flag_lines, ignored_variables, import_lines,
                       listed_choices, raise_sites, rejected_arguments, releases_listing)
@@ -188,8 +188,10 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     """A call from outside the engine into an engine function whose signature refuses its arguments
     (`build_async_engine_client_from_engine_args() got an unexpected keyword argument 'stat_loggers'` from Triton's
     vLLM backend, `LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` from a trainer): the calling
-    package and the installed engine were written for different releases. None when the call site is the engine's own
-    code (a bug of that release), or the callee is no function of the engine by the release index."""
+    package and the installed engine were written for different releases. The `api` table dates the keyword (or the
+    attribute, or a missing argument's parameter): the releases that take it give the pin or the upgrade. None when
+    the call site is the engine's own code (a bug of that release), or the callee is no function of the engine by the
+    release index; a paste with no frame at all is answered only when the table dates the name."""
     kind = crash.exception_type or ""
     m = CALL_MISMATCH.search(crash.message) if kind.endswith("TypeError") else None
     struct = STRUCT_KWARG.match(crash.message) if kind.endswith("TypeError") and crash.raised_at else None
@@ -203,37 +205,114 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     # pass-through decorator of the engine made, `vllm/utils/__init__.py, in inner: return fn(*args, **kwargs)`)
     site = next((f for f in reversed(crash.frames) if f.file and not _STDLIB.search(f.file) and not _TORCH.search(f.file)
                  and not (f.function in _PASS_THROUGH and engine_module(f.file) is not None)), None)
-    if site is None or engine_module(site.file) is not None:
+    if site is not None and engine_module(site.file) is not None or site is None and crash.frames:
         return None
     # (the log must show the engine ran: a name such as `LLM.chat` is also other libraries' own; a class read from
-    # outside that only one engine defines, `AsyncLLM`, names it)
+    # outside, or named by a frameless paste, that only one engine defines, `AsyncLLM`, names it)
     engine = scan.environment.get("engine")
-    if engine not in LABEL and read is not None:
+    if engine not in LABEL and (read is not None or site is None):
         owners = [e for e in LABEL if callee_modules(e, callee)]
         engine = owners[0] if len(owners) == 1 else None
     where = callee_modules(engine, callee) if engine in LABEL else []
     if not where:
         return None
     label, version = LABEL[engine], scan.environment.get("engine_version")
-    pkg = _PACKAGE.search(site.file)
-    # (a checkout's file outside site-packages is named by its last folders: `fastchat/serve/vllm_worker.py`)
-    caller = pkg.group("pkg") if pkg else "/".join(site.file.replace("\\", "/").split("/")[-3:])
-    release = f"{label} {version}" if version else label
     kw = m.group("kw") if m else struct.group("kw") if struct else None
-    what = (f"has no attribute `{read.group('attr')}`, which `{caller}` reads" if read else
+    missing = re.findall(r"'(\w+)'", m.group("missing")) if m and m.group("missing") else []
+    name = read.group("attr") if read else kw or (missing[0] if missing else None)
+    dated = _api_dating(engine, callee, name, read is not None, bool(missing), version) if name else None
+    if site is None and dated is None:
+        return None  # (a frameless paste: without a date, nothing says which side moved)
+    if site is not None:
+        pkg = _PACKAGE.search(site.file)
+        # (a checkout's file outside site-packages is named by its last folders: `fastchat/serve/vllm_worker.py`)
+        caller = pkg.group("pkg") if pkg else "/".join(site.file.replace("\\", "/").split("/")[-3:])
+    else:
+        caller = "the calling code"
+    release = f"{label} {version}" if version else label
+    what = (f"has no attribute `{name}`, which `{caller}` reads" if read else
             f"takes no keyword `{kw}`, which `{caller}` passes" if kw else
-            f"wants {m.group('missing')}, which `{caller}` does not pass" if m.group("missing") else
+            f"wants {m.group('missing')}, which `{caller}` does not pass" if missing else
             f"takes another number of positional arguments than `{caller}` passes")
+    what = what.replace("`the calling code`", "the calling code")
     lines = [f"{crash.exception_type}: {crash.message}"[:240],
-             f"`{callee}` is {label}'s (defined in {', '.join(f'`{w}`' for w in where[:2])}); the "
-             f"{'attribute is read' if read else 'call is made'} by {site.file}, line {site.line}, in {site.function}, "
-             f"which is not {label}'s own code"]
-    fixes = [Fix(f"Install the {label} release that `{caller}` was written for (its requirements or release notes), or "
-                 f"upgrade `{caller}` to a version made for {release if version else 'the installed ' + label}", "",
-                 "a reinstall")]
+             f"`{callee}` is {label}'s (defined in {', '.join(f'`{w}`' for w in where[:2])})"
+             + (f"; the {'attribute is read' if read else 'call is made'} by {site.file}, line {site.line}, in "
+                f"{site.function}, which is not {label}'s own code" if site is not None else "")]
+    fixes = [Fix(f"Install the {label} release that {caller if site is None else f'`{caller}`'} was written for (its "
+                 f"requirements or release notes), or upgrade {caller if site is None else f'`{caller}`'} to a version "
+                 f"made for {release if version else 'the installed ' + label}", "", "a reinstall")]
+    confidence = "low"
+    if dated is not None:
+        sentence, dated_fixes, confidence = dated
+        lines.append(sentence)
+        fixes = dated_fixes + fixes
     shown = f"`{callee}`" if read else f"`{callee}()`"
     title = f"{release}'s {shown} {what}: the two were written for different {label} releases"
-    return _finding("signature", title, engine, lines, fixes, "low")
+    return _finding("signature", title, engine, lines, fixes, confidence)
+
+
+def _api_dating(engine: str, callee: str, name: str, attribute: bool, missing: bool, version) -> tuple | None:
+    """(a sentence, the fixes, a confidence) dating a refused name by the `api` table: the releases whose callee takes
+    the keyword (has the attribute; for a missing argument, has the parameter). None when the table cannot tell
+    (no release has the callee, or every release that has it agrees)."""
+    window = api_window(engine, callee, name, attribute)
+    if window is None:
+        return None
+    exists, takes = window
+    rel, label = releases(engine), LABEL[engine]
+    if not takes or takes >= exists:
+        return None
+    pos = position(engine, version)
+    noun = f"attribute `{name}`" if attribute else f"parameter `{name}`" if missing else f"keyword `{name}`"
+    have = ("has" if attribute else "takes") if not missing else "has"
+    spans = _spans(sorted(takes))
+    shown = ", ".join(a if a == b else f"{a}-{b}" for a, b in ((rel[x], rel[y]) for x, y in spans))
+    if spans[0][0] == 0:  # (the index's oldest release: older ones may have it too)
+        shown = f"every indexed release up to {rel[spans[0][1]]}" + (f", and {shown.split(', ', 1)[1]}" if len(spans) > 1 else "") \
+            + f" (the index starts at {rel[0]})"
+    sentence = f"by the release index, `{callee}` {have} the {noun} in {label} {shown}"
+    first, last = min(takes), max(takes)
+    fixes = []
+    if missing:
+        # the installed release wants the parameter: the caller was written for a release without it
+        without = sorted(exists - takes)
+        before = [r for r in without if r < first]
+        after = [r for r in without if r > last]
+        if pos is not None and pos not in takes:
+            return None  # (the installed release has no such parameter: another function of the same name)
+        if before:
+            fixes.append(Fix(f"Pin {label} {rel[before[-1]]}, the last release before `{callee}` wanted `{name}`, "
+                             f"or update the calling code to pass it", f'pip install "{engine}=={rel[before[-1]]}"',
+                             "an older engine"))
+        if after:
+            fixes.append(Fix(f"Upgrade {label} to {rel[after[0]]} or later, where `{callee}` no longer has `{name}`",
+                             f'pip install -U "{engine}>={rel[after[0]]}"', "an upgrade; re-test the launch"))
+        return (sentence, fixes, "medium" if pos is not None else "low") if fixes else None
+    if pos is not None and pos in takes:
+        return None  # (the installed release takes it: the refusal is another function's of the same name)
+    older = pos is None and min(exists) < first or pos is not None and pos < first
+    newer = pos is None and last < max(exists) or pos is not None and pos > last
+    if older:
+        fixes.append(Fix(f"Upgrade {label} to {rel[first]} or later, the first release whose `{callee}` {have} "
+                         f"`{name}`", f'pip install -U "{engine}>={rel[first]}"', "an upgrade; re-test the launch"))
+    if newer:
+        fixes.append(Fix(f"Pin {label} {rel[last]}, the last release whose `{callee}` {have} `{name}`, or update "
+                         f"the calling code to the newer interface", f'pip install "{engine}=={rel[last]}"',
+                         "an older engine"))
+    if not fixes:
+        return None
+    return sentence, fixes, "medium" if pos is not None else "low"
+
+
+def _spans(indexes: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for i in indexes:
+        if out and out[-1][1] == i - 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
 
 
 # msgspec's refusal of a keyword a Struct does not have (vLLM's SamplingParams): the class is on the code line

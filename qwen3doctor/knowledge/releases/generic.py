@@ -117,7 +117,7 @@ def raise_sites(engine: str, message: str, limit: int = 2) -> list[tuple[str, st
         exc, path, func, tmpl = fact.split("\t", 3)
         # (a template whose fixed words are less than half the message says little: `* must be float32, got *`
         # is in many files)
-        if len(tmpl.replace("*", "")) * 2 >= len(msg) and _template_re(tmpl).search(msg):
+        if len(tmpl.replace("*", "")) * 2 >= len(msg) and (_template_re(tmpl).search(msg) or _cut_match(tmpl, msg)):
             out.append((path, func, span_text(t, fact), tmpl, t.facts[fact][-1]))
             if len(out) >= limit:
                 break
@@ -158,6 +158,20 @@ _BUILTIN = re.compile(r"^\*?'? object has no attribute|object (?:has no attribut
 
 def _template_re(tmpl: str) -> re.Pattern:
     return re.compile(".*?".join(re.escape(p) for p in tmpl.split("*")), re.S)
+
+
+_SENTENCE_END = re.compile(r"[.:;!?](?= )")
+
+
+def _cut_match(tmpl: str, msg: str) -> bool:
+    """The message is the template's first sentences and ends there: a paste that kept `Not enough allowed NUMA
+    nodes to bind threads of 4 CPUWorkers. Allowed NUMA nodes are [0, 1].` of a check whose message goes on (`Please
+    try to bind threads manually.`). The kept part must hold at least 24 of the template's fixed characters."""
+    for m in reversed(list(_SENTENCE_END.finditer(tmpl))):
+        head = tmpl[:m.end()]
+        if len(head.replace("*", "").strip()) >= 24 and re.search(_template_re(head).pattern + r"\s*$", msg.rstrip(), re.S):
+            return True
+    return False
 
 
 def ignored_variables(engine: str, version, text_lines) -> list[str]:
@@ -575,3 +589,26 @@ def callee_modules(engine: str, callee: str) -> list[str]:
     if owner:
         mods = {m for m in mods if f"{m}:{owner[-1]}" in t.facts}
     return sorted(mods)
+
+
+def api_window(engine: str, callee: str, name: str, attribute: bool = False) -> tuple[set[int], set[int]] | None:
+    """(the releases whose `callee` exists with a parameter, the releases whose `callee` takes `name`) by the `api`
+    table: `callee` is a function `f`, a class `C` (its constructor; `C.__init__` is the same) or a method `C.m`; with
+    `attribute`, `callee` is a class and `name` an attribute its instances have. A callee with `**kwargs` takes any
+    keyword. None when the table is not shipped or no release has the callee."""
+    t = table(engine, "api")
+    if t is None:
+        return None
+    qual = callee.removesuffix(".__init__")
+    exists: set[int] = set()
+    takes: set[int] = set()
+    head = f"{qual}." if attribute else f"{qual}("
+    for key, iv in t.facts.items():
+        rest = key.partition(":")[2]
+        if not rest.startswith(head) or (attribute and "(" in rest):
+            continue
+        found = {r for i in range(0, len(iv), 2) for r in range(iv[i], iv[i + 1] + 1)}
+        exists |= found
+        if rest[len(head):] in (name, "**") and not attribute or attribute and rest[len(head):] == name:
+            takes |= found
+    return (exists, takes) if exists else None
