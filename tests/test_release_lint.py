@@ -759,7 +759,10 @@ def test_a_one_line_call_skew_with_no_traceback_is_answered_only_when_the_api_ta
     head = "INFO 11-22 02:50:00 [api_server.py:1] vLLM API server version {}\n"
     dated = [f for f in diagnose_text(head.format("0.12.0") + line, bundled).findings if f.rule_id == "release-index/signature"]
     assert dated and dated[0].confidence == "medium"
-    for text in (head.format("0.9.2") + line, line.replace("prompt_token_ids", "prompt_ids")):
+    # (an attribute read with no frame may be the engine's own code: an `__init__` chain that skipped the base class
+    # that sets it, SGLang's MLX state component, is no skew whatever the table says of the base's attributes)
+    missing = "AttributeError: 'MlxAuxiliaryStateComponent' object has no attribute 'mamba_checkpoint_grid'\n"
+    for text in (head.format("0.9.2") + line, line.replace("prompt_token_ids", "prompt_ids"), missing):
         assert not any(f.rule_id == "release-index/signature" for f in diagnose_text(text, bundled).findings), text
 
 

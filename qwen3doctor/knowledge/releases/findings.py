@@ -191,7 +191,7 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     package and the installed engine were written for different releases. The `api` table dates the keyword (or the
     attribute, or a missing argument's parameter): the releases that take it give the pin or the upgrade. None when
     the call site is the engine's own code (a bug of that release), or the callee is no function of the engine by the
-    release index; a paste with no frame at all is answered only when the table dates the name."""
+    release index; a paste with no frame at all is answered only when the table dates a call's keyword or argument."""
     kind = crash.exception_type or ""
     m = CALL_MISMATCH.search(crash.message) if kind.endswith("TypeError") else None
     struct = STRUCT_KWARG.match(crash.message) if kind.endswith("TypeError") and crash.raised_at else None
@@ -221,8 +221,10 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     missing = re.findall(r"'(\w+)'", m.group("missing")) if m and m.group("missing") else []
     name = read.group("attr") if read else kw or (missing[0] if missing else None)
     dated = _api_dating(engine, callee, name, read is not None, bool(missing), version) if name else None
-    if site is None and dated is None:
-        return None  # (a frameless paste: without a date, nothing says which side moved)
+    if site is None and (dated is None or read is not None):
+        # (a frameless paste: without a date, nothing says which side moved; an attribute read may be the engine's
+        # own code, an `__init__` chain that skipped the base class setting it, sglang's MLX state component)
+        return None
     if site is not None:
         pkg = _PACKAGE.search(site.file)
         # (a checkout's file outside site-packages is named by its last folders: `fastchat/serve/vllm_worker.py`)
