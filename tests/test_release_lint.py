@@ -778,7 +778,7 @@ def test_a_call_from_outside_the_engine_its_signature_refuses_is_a_release_skew(
     assert top.rule_id == "release-index/signature" and top.confidence == "medium"
     assert top.title.startswith("vLLM 0.11.0's `LLM.generate()` takes no keyword `prompt_token_ids`, which `verl` passes")
     assert any("defined in `vllm.entrypoints.llm`" in ev.text and "vllm_rollout.py, line 265" in ev.text for ev in top.evidence)
-    assert any(ev.text.endswith("`prompt_token_ids` in vLLM every indexed release up to 0.10.1.1 (the index starts at 0.8.5)")
+    assert any(ev.text.endswith("`prompt_token_ids` in every indexed vLLM release up to 0.10.1.1 (the index starts at 0.8.5)")
                for ev in top.evidence)
     assert top.fixes[0].command == 'pip install "vllm==0.10.1.1"'
     tail = "TypeError: OpenAIServingChat.__init__() got an unexpected keyword argument 'tool_server'\n"

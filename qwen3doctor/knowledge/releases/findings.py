@@ -271,9 +271,9 @@ def _api_dating(engine: str, callee: str, name: str, attribute: bool, missing: b
     spans = _spans(sorted(takes))
     shown = ", ".join(a if a == b else f"{a}-{b}" for a, b in ((rel[x], rel[y]) for x, y in spans))
     if spans[0][0] == 0:  # (the index's oldest release: older ones may have it too)
-        shown = f"every indexed release up to {rel[spans[0][1]]}" + (f", and {shown.split(', ', 1)[1]}" if len(spans) > 1 else "") \
+        shown = f"every indexed {label} release up to {rel[spans[0][1]]}" + (f", and {shown.split(', ', 1)[1]}" if len(spans) > 1 else "") \
             + f" (the index starts at {rel[0]})"
-    sentence = f"by the release index, `{callee}` {have} the {noun} in {label} {shown}"
+    sentence = f"by the release index, `{callee}` {have} the {noun} in {shown if spans[0][0] == 0 else label + ' ' + shown}"
     first, last = min(takes), max(takes)
     fixes = []
     if missing:
