@@ -759,6 +759,15 @@ def test_a_one_line_call_skew_with_no_traceback_is_answered_only_when_the_api_ta
     head = "INFO 11-22 02:50:00 [api_server.py:1] vLLM API server version {}\n"
     dated = [f for f in diagnose_text(head.format("0.12.0") + line, bundled).findings if f.rule_id == "release-index/signature"]
     assert dated and dated[0].confidence == "medium"
+    # a keyword a later release brought (`LLM.reset_prefix_cache`'s `reset_running_requests`, 0.12.0) is an upgrade; a
+    # parameter a later
+    # release made the caller pass (`LLM.score`'s `data_1`, 0.10.0) is a pin to the release before it
+    newer = head.format("0.11.0") + "TypeError: LLM.reset_prefix_cache() got an unexpected keyword argument 'reset_running_requests'\n"
+    [found] = [f for f in diagnose_text(newer, bundled).findings if f.rule_id == "release-index/signature"]
+    assert found.confidence == "medium" and [f.command for f in found.fixes[:1]] == ['pip install -U "vllm>=0.12.0"']
+    wants = head.format("0.10.0") + "TypeError: LLM.score() missing 1 required positional argument: 'data_1'\n"
+    [found] = [f for f in diagnose_text(wants, bundled).findings if f.rule_id == "release-index/signature"]
+    assert found.confidence == "medium" and [f.command for f in found.fixes[:1]] == ['pip install "vllm==0.9.2"']
     # (an attribute read with no frame may be the engine's own code: an `__init__` chain that skipped the base class
     # that sets it, SGLang's MLX state component, is no skew whatever the table says of the base's attributes)
     missing = "AttributeError: 'MlxAuxiliaryStateComponent' object has no attribute 'mamba_checkpoint_grid'\n"
