@@ -775,6 +775,26 @@ def test_a_one_line_call_skew_with_no_traceback_is_answered_only_when_the_api_ta
         assert not any(f.rule_id == "release-index/signature" for f in diagnose_text(text, bundled).findings), text
 
 
+def test_an_architecture_a_tool_prefixed_to_a_registered_one_is_a_renamed_class_not_an_old_engine(bundled):
+    """optimum-habana's trainer saved `GaudiLlamaForCausalLM` in config.json (HabanaAI/vllm-fork#511): no release
+    registers it, and `LlamaForCausalLM` with a tool's prefix is registered by every one, so no upgrade helps; the
+    finding says so first, with each engine's launch override when the log names none. A class a later release
+    registers stays the too-old rule's; another word in front of a registered name (a new model) is left alone."""
+    line = "ValueError: Model architectures ['GaudiLlamaForCausalLM'] are not supported for now.\n"
+    top = diagnose_text(line, bundled).findings[0]
+    assert top.rule_id == "release-index/renamed-architecture" and top.confidence == "high"
+    assert [f.command for f in top.fixes] == [
+        "vllm serve <model> --hf-overrides '{\"architectures\": [\"LlamaForCausalLM\"]}'",
+        "python -m sglang.launch_server --model-path <model> --json-model-override-args "
+        "'{\"architectures\": [\"LlamaForCausalLM\"]}'"]
+    head = "INFO 11-22 02:50:00 [api_server.py:1] vLLM API server version 0.10.1\n"
+    top = diagnose_text(head + line, bundled).findings[0]
+    assert top.rule_id == "release-index/renamed-architecture" and len(top.fixes) == 1
+    for other in ("Qwen3NextForCausalLM", "FastLlavaForConditionalGeneration"):
+        ids = [f.rule_id for f in diagnose_text(head + line.replace("GaudiLlamaForCausalLM", other), bundled).findings]
+        assert "release-index/renamed-architecture" not in ids, (other, ids)
+
+
 def test_a_call_from_outside_the_engine_its_signature_refuses_is_a_release_skew(bundled):
     """`LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` raised at a trainer's call into vLLM (the
     keyword is gone from the installed release), or Triton's backend passing `stat_loggers`: the caller and the engine

@@ -360,7 +360,11 @@ def diagnose_scan(scan: Scan, catalog: Catalog, source: str, *, signed: bool = F
     extra, release_warnings = release_findings(scan)
     warnings.extend(release_warnings)
     ranked = rank(findings, scan)
-    if extra and not any(f.basis == "evidence" and f.confidence != "low" for f in ranked):
+    if any(f.rule_id == "release-index/renamed-architecture" for f in extra):
+        # (no release registers the class, a registered one with a prefix: an engine too old for it is refuted)
+        ranked = [f for f in extra if f.rule_id == "release-index/renamed-architecture"] + rank(
+            findings + [f for f in extra if f.rule_id != "release-index/renamed-architecture"], scan)
+    elif extra and not any(f.basis == "evidence" and f.confidence != "low" for f in ranked):
         ranked = rank(findings + extra, scan)
     elif extra:  # a rule explains the crash: the releases become notes on it
         # (the flags a refused setting names add nothing to the rule that explains the refusal)

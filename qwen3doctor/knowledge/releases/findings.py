@@ -307,6 +307,38 @@ def _api_dating(engine: str, callee: str, name: str, attribute: bool, missing: b
     return sentence, fixes, "medium" if pos is not None else "low"
 
 
+# the prefixes the tools that subclass a model put on its class name, and save in config.json when they write the
+# checkpoint: optimum-habana (`Gaudi`, GaudiSFTTrainer), Intel's IPEX and OpenVINO exports, AWS Neuron, transformers'
+# own TensorFlow / Flax classes, PEFT wrappers. A new model's name with some other word in front is left alone.
+TOOL_PREFIXES = frozenset({"Gaudi", "Habana", "Ipex", "IPEX", "OV", "Neuron", "TF", "Flax", "Peft", "PeftModelFor"})
+# how each engine's launch overrides the architecture the checkpoint's config.json names (every indexed release has it)
+ARCH_OVERRIDE = {"vllm": "vllm serve {model} --hf-overrides '{{\"architectures\": [\"{arch}\"]}}'",
+                 "sglang": "python -m sglang.launch_server --model-path {model} --json-model-override-args "
+                           "'{{\"architectures\": [\"{arch}\"]}}'"}
+
+
+def _renamed_architecture(engine: str, t, arch: str, both: bool = False) -> Finding | None:
+    """An architecture no release registers that is a registered one with a prefix (`GaudiLlamaForCausalLM`: a
+    trainer saved its own subclass's name in config.json, optimum-habana's GaudiSFTTrainer): no upgrade registers it;
+    the checkpoint names the wrong class. None when no registered name ends it, or the name is registered."""
+    if t is None or t.spans(arch):
+        return None
+    base = max((a for a in t.facts if arch.endswith(a) and arch[:-len(a)] in TOOL_PREFIXES), key=len, default=None)
+    if base is None:
+        return None
+    label = LABEL[engine]
+    lines = [f"no {label} release from {t.releases[0]} to {t.releases[-1]} registers `{arch}`",
+             f"`{base}` (registered by {label} {span_text(t, base)}) with `{arch[:-len(base)]}` in front: the checkpoint's "
+             f"config.json names the class of the code that saved it, not the model's"]
+    # (`both`: the log does not say which engine ran, so the launch override of each)
+    fixes = [Fix(f"Set `architectures` in the checkpoint's config.json to [\"{base}\"] (or override it at launch"
+                 + (f", {LABEL[e]}" if both else "") + ")", ARCH_OVERRIDE[e].format(model="<model>", arch=base), "none")
+             for e in (LABEL if both else (engine,))]
+    title = (f"`{arch}` is no {'vLLM or SGLang' if both else label} architecture: `{base}` renamed by the tool that saved "
+             f"the checkpoint (from the release index)")
+    return _finding("renamed-architecture", title, engine, lines, fixes, "high")
+
+
 def _spans(indexes: list[int]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for i in indexes:
@@ -388,6 +420,13 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
         if engine is None and INVALID_PARSER.search(line):
             engine = "vllm"  # (the start-up check of a parser's name, in vLLM's words)
         if engine is None:
+            # (both engines word the registry's refusal alike: a renamed class is one whichever engine ran)
+            m = UNSUPPORTED_ARCH.search(line)
+            for arch in re.findall(r"'(\w+)'", m.group("archs")) if m else ():
+                renamed = next((r for e in LABEL if (r := _renamed_architecture(e, table(e, "arch"), arch, both=True))), None)
+                if renamed is not None and arch not in seen:
+                    seen.add(arch)
+                    findings.append(renamed)
             continue
         label = LABEL[engine]
         ran = version if not kwarg or engine == scan.environment.get("engine") else None
@@ -451,6 +490,10 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
                 continue
             t = table(engine, "arch")
             spans = t.spans(arch)
+            renamed = _renamed_architecture(engine, t, arch) if not spans else None
+            if renamed is not None:
+                findings.append(renamed)
+                continue
             fixes = [Fix(f"Upgrade {label} to {spans[0][0]} or later, the first release that registers {arch}",
                          f'pip install -U "{engine}>={spans[0][0]}"', "an upgrade")] if spans else []
             findings.append(_finding("architecture", f"{label} {version or ''} does not register `{arch}`".replace("  ", " "),
