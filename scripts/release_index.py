@@ -761,13 +761,24 @@ def packed_lines(facts: dict[str, list[int]]) -> dict[str, str]:
     return {m: json.dumps(f, separators=(",", ":"), sort_keys=True) for m, f in sorted(by_module.items())}
 
 
+def packed_api(facts: dict[str, list[int]]) -> dict[str, str]:
+    """The api table by module, each module's part a JSON string of `{"C.m(p": intervals, ...}`: a lookup knows the
+    callee's modules from the function table and parses only those (the whole table is some 20 MB as JSON)."""
+    by_module: dict[str, dict[str, list[int]]] = {}
+    for fact, iv in facts.items():
+        module, _, rest = fact.partition(":")
+        by_module.setdefault(module, {})[rest] = iv
+    return {m: json.dumps(f, separators=(",", ":"), sort_keys=True) for m, f in sorted(by_module.items())}
+
+
 def write(index: dict, folder: Path, kinds: tuple[str, ...] = KINDS) -> None:
     """One gzip'd JSON per engine and kind, so a lookup of a flag never pays for the function table."""
     folder.mkdir(parents=True, exist_ok=True)
     total = 0
     for pkg, engine in index["engines"].items():
         for kind in kinds:
-            facts = packed_lines(engine[kind]) if kind == "lines" else engine[kind]
+            facts = packed_lines(engine[kind]) if kind == "lines" else packed_api(engine[kind]) if kind == "api" \
+                else engine[kind]
             data = json.dumps({"format": index["format"], "releases": engine["releases"], "facts": facts},
                               separators=(",", ":"), sort_keys=True).encode()
             buf = io.BytesIO()

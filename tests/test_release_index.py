@@ -182,13 +182,12 @@ def test_generator_on_a_tiny_package(tmp_path, capsys):
     assert not [k for k in raises.facts if "never indexed" in k]
     funcs = rel.table("vllm", "func", out)
     assert funcs.spans("vllm.engine.arg_utils:check_enough_kv_cache_memory") == [("0.1.0", "0.1.0")]
-    api = rel.table("vllm", "api", out)
-    assert api.spans("vllm.entrypoints.llm:LLM.generate(prompt_token_ids") == [("0.1.0", "0.1.0")]
-    assert api.spans("vllm.entrypoints.llm:LLM.generate(use_tqdm") == [("0.2.0", "0.2.0")]
-    assert api.spans("vllm.entrypoints.llm:LLM(**") == [("0.1.0", "0.2.0")]  # (any keyword: `**kwargs`)
-    assert api.spans("vllm.entrypoints.llm:LLM.llm_engine") == [("0.1.0", "0.2.0")]
-    assert api.spans("vllm.entrypoints.llm:SamplingParams(structured_outputs") == [("0.2.0", "0.2.0")]
-    assert not [k for k in api.facts if "_private" in k]
+    # (kept by module, each module's part parsed only when a callee is in it)
+    api = json.loads(rel.table("vllm", "api", out).facts["vllm.entrypoints.llm"])
+    assert api["LLM.generate(prompt_token_ids"] == [0, 0] and api["LLM.generate(use_tqdm"] == [1, 1]
+    assert api["LLM(**"] == [0, 1]  # (any keyword: `**kwargs`)
+    assert api["LLM.llm_engine"] == [0, 1] and api["SamplingParams(structured_outputs"] == [1, 1]
+    assert not [k for k in api if "_private" in k]
     # one table rewritten alone, over the releases the index already lists: the others are left as they are
     kept = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "vllm-choices.json.gz"}
     (out / "vllm-choices.json.gz").unlink()
@@ -213,7 +212,6 @@ shipped = pytest.mark.skipif(not rel.available(), reason="the release index is n
 @shipped
 @pytest.mark.parametrize("engine, kind, fact, first, last", [
     ("vllm", "flags", "--gdn-prefill-backend", "0.18.0", None),
-    ("vllm", "api", "vllm.entrypoints.llm:LLM.generate(prompt_token_ids", "0.8.5", "0.10.1.1"),
     ("vllm", "flags", "--task", "0.8.5", "0.12.0"),
     ("vllm", "env", "VLLM_DEEP_GEMM_WARMUP", "0.11.1", None),
     ("vllm", "flags", "--attention-backend", "0.13.0", None),
@@ -228,6 +226,18 @@ def test_known_facts(engine, kind, fact, first, last):
 
 
 @shipped
+@shipped
+def test_the_api_table_dates_a_removed_keyword_and_keeps_a_kwargs_callee_open():
+    from qwen3doctor.knowledge.releases.generic import api_window
+
+    rel_ = rel.releases("vllm")
+    exists, takes = api_window("vllm", "LLM.generate", "prompt_token_ids")
+    assert rel_[max(takes)] == "0.10.1.1" and min(takes) == 0 and max(exists) == len(rel_) - 1
+    exists, takes = api_window("vllm", "LLM.__init__", "worker_extension_cls")
+    assert takes == exists  # (`LLM(model, **kwargs)`: any keyword)
+    assert api_window("vllm", "NoSuchClass.f", "x") is None
+
+
 def test_release_candidates_and_dev_builds_map_to_the_release_they_precede():
     r = rel.releases("vllm")
     assert r[rel.position("vllm", "0.18.0rc1")] == "0.18.0"

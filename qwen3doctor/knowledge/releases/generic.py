@@ -3,6 +3,7 @@ parser rejects, an architecture the release does not register, a variable the re
 raise site of a crash message."""
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -595,20 +596,26 @@ def api_window(engine: str, callee: str, name: str, attribute: bool = False) -> 
     """(the releases whose `callee` exists with a parameter, the releases whose `callee` takes `name`) by the `api`
     table: `callee` is a function `f`, a class `C` (its constructor; `C.__init__` is the same) or a method `C.m`; with
     `attribute`, `callee` is a class and `name` an attribute its instances have. A callee with `**kwargs` takes any
-    keyword. None when the table is not shipped or no release has the callee."""
-    t = table(engine, "api")
-    if t is None:
-        return None
+    keyword. Only the modules that define the callee (by the function table) are read. None when the table is not
+    shipped or no release has the callee."""
     qual = callee.removesuffix(".__init__")
     exists: set[int] = set()
     takes: set[int] = set()
     head = f"{qual}." if attribute else f"{qual}("
-    for key, iv in t.facts.items():
-        rest = key.partition(":")[2]
-        if not rest.startswith(head) or (attribute and "(" in rest):
-            continue
-        found = {r for i in range(0, len(iv), 2) for r in range(iv[i], iv[i + 1] + 1)}
-        exists |= found
-        if rest[len(head):] in (name, "**") and not attribute or attribute and rest[len(head):] == name:
-            takes |= found
+    for module in callee_modules(engine, qual):
+        for rest, iv in (api_module(engine, module) or {}).items():
+            if not rest.startswith(head) or (attribute and "(" in rest):
+                continue
+            found = {r for i in range(0, len(iv), 2) for r in range(iv[i], iv[i + 1] + 1)}
+            exists |= found
+            if rest[len(head):] == name or not attribute and rest[len(head):] == "**":
+                takes |= found
     return (exists, takes) if exists else None
+
+
+@lru_cache(maxsize=8)
+def api_module(engine: str, module: str) -> dict[str, list[int]] | None:
+    """One module's part of the `api` table, `{"C.m(p": intervals, "C.a": intervals, "f(p": intervals}`."""
+    t = table(engine, "api")
+    packed = t.facts.get(module) if t else None
+    return json.loads(packed) if packed else None
