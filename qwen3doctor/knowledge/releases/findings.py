@@ -228,22 +228,21 @@ def _call_mismatch_finding(scan: Scan, crash) -> Finding | None:
     if site is not None:
         pkg = _PACKAGE.search(site.file)
         # (a checkout's file outside site-packages is named by its last folders: `fastchat/serve/vllm_worker.py`)
-        caller = pkg.group("pkg") if pkg else "/".join(site.file.replace("\\", "/").split("/")[-3:])
+        caller = "`" + (pkg.group("pkg") if pkg else "/".join(site.file.replace("\\", "/").split("/")[-3:])) + "`"
     else:
         caller = "the calling code"
     release = f"{label} {version}" if version else label
-    what = (f"has no attribute `{name}`, which `{caller}` reads" if read else
-            f"takes no keyword `{kw}`, which `{caller}` passes" if kw else
-            f"wants {m.group('missing')}, which `{caller}` does not pass" if missing else
-            f"takes another number of positional arguments than `{caller}` passes")
-    what = what.replace("`the calling code`", "the calling code")
+    what = (f"has no attribute `{name}`, which {caller} reads" if read else
+            f"takes no keyword `{kw}`, which {caller} passes" if kw else
+            f"wants {m.group('missing')}, which {caller} does not pass" if missing else
+            f"takes another number of positional arguments than {caller} passes")
     lines = [f"{crash.exception_type}: {crash.message}"[:240],
              f"`{callee}` is {label}'s (defined in {', '.join(f'`{w}`' for w in where[:2])})"
              + (f"; the {'attribute is read' if read else 'call is made'} by {site.file}, line {site.line}, in "
                 f"{site.function}, which is not {label}'s own code" if site is not None else "")]
-    fixes = [Fix(f"Install the {label} release that {caller if site is None else f'`{caller}`'} was written for (its "
-                 f"requirements or release notes), or upgrade {caller if site is None else f'`{caller}`'} to a version "
-                 f"made for {release if version else 'the installed ' + label}", "", "a reinstall")]
+    fixes = [Fix(f"Install the {label} release that {caller} was written for (its requirements or release notes), or "
+                 f"upgrade {caller} to a version made for {release if version else 'the installed ' + label}", "",
+                 "a reinstall")]
     confidence = "low"
     if dated is not None:
         sentence, dated_fixes, confidence = dated
@@ -267,13 +266,14 @@ def _api_dating(engine: str, callee: str, name: str, attribute: bool, missing: b
         return None
     pos = position(engine, version)
     noun = f"attribute `{name}`" if attribute else f"parameter `{name}`" if missing else f"keyword `{name}`"
-    have = ("has" if attribute else "takes") if not missing else "has"
-    spans = _spans(sorted(takes))
-    shown = ", ".join(a if a == b else f"{a}-{b}" for a, b in ((rel[x], rel[y]) for x, y in spans))
-    if spans[0][0] == 0:  # (the index's oldest release: older ones may have it too)
-        shown = f"every indexed {label} release up to {rel[spans[0][1]]}" + (f", and {shown.split(', ', 1)[1]}" if len(spans) > 1 else "") \
-            + f" (the index starts at {rel[0]})"
-    sentence = f"by the release index, `{callee}` {have} the {noun} in {shown if spans[0][0] == 0 else label + ' ' + shown}"
+    have = "has" if attribute or missing else "takes"
+    runs = _spans(sorted(takes))
+    spans = [rel[x] if x == y else f"{rel[x]}-{rel[y]}" for x, y in runs]
+    if runs[0][0] == 0:  # (the index's oldest release: older ones may have it too)
+        spans[0] = f"every indexed {label} release up to {rel[runs[0][1]]} (the index starts at {rel[0]})"
+    else:
+        spans[0] = f"{label} {spans[0]}"
+    sentence = f"by the release index, `{callee}` {have} the {noun} in {', '.join(spans)}"
     first, last = min(takes), max(takes)
     fixes = []
     if missing:
