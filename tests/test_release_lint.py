@@ -272,8 +272,8 @@ def test_explain_a_flag_and_a_variable():
 
     from qwen3doctor.knowledge.releases import findings
 
-    kinds = set(_re.findall(r'_finding\("(\w+)"', inspect.getsource(findings)))
-    assert {"flag", "choice", "architecture", "import", "removed"} <= kinds
+    kinds = set(_re.findall(r'_finding\("([\w-]+)"', inspect.getsource(findings)))
+    assert {"flag", "choice", "architecture", "import", "removed", "renamed-architecture"} <= kinds
     for kind in kinds:
         assert describe(f"release-index/{kind}")[0].startswith(f"release-index/{kind}: no rule;"), kind
 

@@ -303,7 +303,13 @@ GENERIC_IDS = {
                              "release that raises it, with a pin to the release before",
     "release-index/signature": "a call from another package (a trainer, a serving backend, a plugin) into an engine "
                                "function whose signature refuses its arguments (`LLM.generate() got an unexpected "
-                               "keyword argument 'prompt_token_ids'`): the two were written for different releases",
+                               "keyword argument 'prompt_token_ids'`), or an attribute it reads that the class lacks: "
+                               "the two were written for different releases; the `api` table dates the keyword or "
+                               "attribute (the releases that take it, the pin or the upgrade)",
+    "release-index/renamed-architecture": "an architecture no release registers that is a registered one with a "
+                                          "tool's prefix (`GaudiLlamaForCausalLM`): the checkpoint's config.json "
+                                          "names the class of the code that saved it; set the registered name there "
+                                          "or override it at launch",
 }
 
 
