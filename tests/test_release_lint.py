@@ -795,6 +795,31 @@ def test_an_architecture_a_tool_prefixed_to_a_registered_one_is_a_renamed_class_
         assert "release-index/renamed-architecture" not in ids, (other, ids)
 
 
+def test_a_config_jsons_field_the_release_refuses_is_dated_by_the_api_table(bundled):
+    """`--compilation-config '{"full_cuda_graph": true}'` on vLLM 0.12.0: pydantic refuses the field (`Unexpected
+    keyword argument`); the `api` table says `CompilationConfig` had it in 0.9.0-0.11.0, so the JSON was written for
+    those: high, the pin first, then taking the field out. A misspelt field no release has names the closest fields;
+    on a release whose class has the field, the refusal is something else's (no such finding)."""
+    head = "(APIServer pid=1) INFO 10-02 11:20:05 [api_server.py:1839] vLLM API server version {}\n"
+    crash = ("Traceback (most recent call last):\n"
+             '  File "/usr/local/lib/python3.12/dist-packages/vllm/engine/arg_utils.py", line 1106, in create_engine_config\n'
+             "    compilation_config = CompilationConfig(**self.compilation_config)\n"
+             "pydantic_core._pydantic_core.ValidationError: 1 validation error for CompilationConfig\n"
+             "{field}\n"
+             "  {words} [type=unexpected_keyword_argument, input_value=True, input_type=bool]\n")
+    log = head.format("0.12.0") + crash.format(field="full_cuda_graph", words="Unexpected keyword argument")
+    top = diagnose_text(log, bundled).findings[0]
+    assert top.rule_id == "release-index/config-field" and top.confidence == "high"
+    assert top.title.startswith("`full_cuda_graph` is no field of vLLM 0.12.0's `CompilationConfig`: `--compilation-config` "
+                                "was written for vLLM 0.9.0-0.11.0")
+    assert [f.command for f in top.fixes][:1] == ['pip install "vllm==0.11.0"']
+    typo = head.format("0.12.0") + crash.format(field="cudagraph_mod", words="Extra inputs are not permitted")
+    top = diagnose_text(typo, bundled).findings[0]
+    assert top.rule_id == "release-index/config-field" and "(closest: cudagraph_mode)" in top.title
+    own = head.format("0.10.1") + crash.format(field="full_cuda_graph", words="Unexpected keyword argument")
+    assert not any(f.rule_id == "release-index/config-field" for f in diagnose_text(own, bundled).findings)
+
+
 def test_a_call_from_outside_the_engine_its_signature_refuses_is_a_release_skew(bundled):
     """`LLM.generate() got an unexpected keyword argument 'prompt_token_ids'` raised at a trainer's call into vLLM (the
     keyword is gone from the installed release), or Triton's backend passing `stat_loggers`: the caller and the engine

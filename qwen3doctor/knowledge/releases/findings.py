@@ -10,7 +10,7 @@ from ..generic import GENERIC_FRAMES
 from .frames import function_key
 from ...model import Evidence, Finding, Fix, Scan
 from . import LABEL, available, flag_fact, position, releases, span_text, table
-from .generic import (CALL_MISMATCH, api_window, TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, INVALID_PARSER, KWARG_ENGINE, MISSING_MODULE,
+from .generic import (CALL_MISMATCH, api_module, api_window, TOOK_OVER, FALLBACK_ARCH, INVALID_CHOICE, INVALID_PARSER, KWARG_ENGINE, MISSING_MODULE,
                       PLUGGABLE, UNEXPECTED_KWARG, UNRECOGNIZED, UNSUPPORTED_ARCH, all_choices, architecture_lines,
                       callee_modules, choice_lines, engine_module, flag_lines, ignored_variables, import_lines,
                       listed_choices, raise_sites, rejected_arguments, releases_listing)
@@ -349,6 +349,65 @@ def _spans(indexes: list[int]) -> list[tuple[int, int]]:
     return out
 
 
+# pydantic refusing a field of one of the engine's config classes: `1 validation error for CompilationConfig` /
+# `full_cuda_graph` / `Unexpected keyword argument [type=unexpected_keyword_argument, ...]` (a dataclass) or `Extra
+# inputs are not permitted` (a model), read as one message
+CONFIG_FIELD = re.compile(r"\bvalidation errors? for (?P<cls>[A-Z]\w*Config)\b.*?(?<![\w.])(?P<field>[a-z]\w*)\s+"
+                          r"(?:Unexpected keyword argument|Extra inputs are not permitted)\b", re.S)
+
+
+def _config_field_finding(scan: Scan, crash) -> Finding | None:
+    """A field of an engine config class (`--compilation-config '{"full_cuda_graph": true}'`, a speculative or KV
+    transfer config) that the installed release's class refuses: the JSON was written for other releases. The `api`
+    table gives the releases whose class takes the field (the pin or the upgrade), or, when none does, the fields
+    closest to it (a misspelling). None when the class is no engine's config class by the table."""
+    m = CONFIG_FIELD.search(crash.message or "")
+    if m is None:
+        return None
+    cls, field = m.group("cls"), m.group("field")
+    engine = scan.environment.get("engine")
+    if engine not in LABEL:
+        owners = [e for e in LABEL if callee_modules(e, cls)]
+        engine = owners[0] if len(owners) == 1 else None
+    window = api_window(engine, cls, field) if engine in LABEL else None
+    if window is None:
+        return None
+    exists, takes = window
+    rel, label = releases(engine), LABEL[engine]
+    version = scan.environment.get("engine_version") if scan.environment.get("engine") == engine else None
+    pos = position(engine, version)
+    if pos is not None and pos in takes or takes >= exists:
+        return None  # (the release has the field, or every release has it: the refusal is something else's)
+    flag = "--" + re.sub(r"(?<!^)(?=[A-Z])", "-", cls.removesuffix("Config")).lower() + "-config"
+    t = table(engine, "flags")
+    given = f"`{flag}`" if t is not None and flag in t.facts else f"the `{cls}` settings"
+    lines = [f"{crash.exception_type}: {crash.message}"[:240]]
+    fixes = []
+    if takes:
+        runs = _spans(sorted(takes))
+        shown = ", ".join(rel[x] if x == y else f"{rel[x]}-{rel[y]}" for x, y in runs)
+        lines.append(f"by the release index, `{cls}` has the field `{field}` in {label} {shown}"
+                     + (f" (the index starts at {rel[0]})" if runs[0][0] == 0 else ""))
+        first, last = min(takes), max(takes)
+        if pos is not None and pos < first or pos is None and first > min(exists):
+            fixes.append(Fix(f"Upgrade {label} to {rel[first]} or later, the first release whose `{cls}` has `{field}`",
+                             f'pip install -U "{engine}>={rel[first]}"', "an upgrade; re-test the launch"))
+        if pos is not None and pos > last or pos is None and last < max(exists):
+            fixes.append(Fix(f"Pin {label} {rel[last]}, the last release whose `{cls}` has `{field}`",
+                             f'pip install "{engine}=={rel[last]}"', "an older engine"))
+        what = f"was written for {label} {shown}"
+    else:
+        fields = sorted({k.split("(", 1)[1] for mod in callee_modules(engine, cls)
+                         for k in (api_module(engine, mod) or {}) if k.startswith(cls + "(")} - {"*", "**"})
+        close = difflib.get_close_matches(field, fields, n=3, cutoff=0.6)
+        lines.append(f"no {label} release from {rel[0]} to {rel[-1]} has a `{cls}` field `{field}`"
+                     + (f"; the closest fields: {', '.join(close)}" if close else ""))
+        what = f"names a field no {label} release has" + (f" (closest: {close[0]})" if close else "")
+    fixes.append(Fix(f"Take `{field}` out of {given} (or write it the way this release names it)", "", "none"))
+    title = f"`{field}` is no field of {label + (' ' + version if version else '')}'s `{cls}`: {given} {what} (from the release index)"
+    return _finding("config-field", title, engine, lines, fixes, "high" if pos is not None and takes else "medium")
+
+
 # msgspec's refusal of a keyword a Struct does not have (vLLM's SamplingParams): the class is on the code line
 STRUCT_KWARG = re.compile(r"^Unexpected keyword argument '(?P<kw>\w+)'$")
 # an attribute read of an object of a class (`'AsyncLLM' object has no attribute 'engine'`)
@@ -403,10 +462,11 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
     env_lines = [ln for ln in lines if ENV_TRIGGER.search(ln)]
     removed = [c for c in scan.crashes if c.message and REMOVED.search(c.message)]
     refused = _refused_settings(scan)
+    fielded = [c for c in scan.crashes[:4] if c.message and CONFIG_FIELD.search(c.message)]
     mismatched = [c for c in scan.crashes[:4] if c.message and ("()" in c.message and CALL_MISMATCH.search(c.message)
                                                              or c.raised_at and STRUCT_KWARG.match(c.message)
                                                              or MISSING_ATTRIBUTE.match(c.message))]
-    if not triggered and not env_lines and not removed and refused is None and not mismatched:
+    if not triggered and not env_lines and not removed and refused is None and not mismatched and not fielded:
         return [], []
     if not available():
         return [], []
@@ -505,6 +565,11 @@ def release_findings(scan: Scan) -> tuple[list[Finding], list[str]]:
             seen.add(imported[1])
     for crash in removed[:2]:
         found = _removal_finding(scan, crash.message)
+        if found is not None and found.title not in seen:
+            seen.add(found.title)
+            findings.append(found)
+    for crash in fielded[:1]:
+        found = _config_field_finding(scan, crash)
         if found is not None and found.title not in seen:
             seen.add(found.title)
             findings.append(found)

@@ -306,6 +306,10 @@ GENERIC_IDS = {
                                "keyword argument 'prompt_token_ids'`), or an attribute it reads that the class lacks: "
                                "the two were written for different releases; the `api` table dates the keyword or "
                                "attribute (the releases that take it, the pin or the upgrade)",
+    "release-index/config-field": "a field of one of the engine's config classes (`--compilation-config`, "
+                                  "`--speculative-config`, `--kv-transfer-config` JSON) that the logged release "
+                                  "refuses (pydantic's `Unexpected keyword argument` / `Extra inputs are not "
+                                  "permitted`), with the releases whose class has it, or the closest fields",
     "release-index/renamed-architecture": "an architecture no release registers that is a registered one with a "
                                           "tool's prefix (`GaudiLlamaForCausalLM`): the checkpoint's config.json "
                                           "names the class of the code that saved it; set the registered name there "
