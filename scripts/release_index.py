@@ -848,22 +848,16 @@ def main(argv=None) -> int:
         else:
             facts = collect(slim_path(args.cache, pkg, ver), pkg, flags_only)
             done.write_text(json.dumps({k: sorted(v) for k, v in facts.items()}))
-        lines = args.cache / pkg / f"{pkg}-{ver}.lines-v{LINES_VERSION}.json"
-        if "lines" not in kinds:
-            facts["lines"] = set()
-        elif lines.exists():
-            facts["lines"] = set(json.loads(lines.read_text()))
-        else:
-            facts["lines"] = collect_lines(slim_path(args.cache, pkg, ver), pkg)
-            lines.write_text(json.dumps(sorted(facts["lines"])))
-        api = args.cache / pkg / f"{pkg}-{ver}.api-v{API_VERSION}.json"
-        if "api" not in kinds:
-            facts["api"] = set()
-        elif api.exists():
-            facts["api"] = set(json.loads(api.read_text()))
-        else:
-            facts["api"] = collect_api(slim_path(args.cache, pkg, ver), pkg)
-            api.write_text(json.dumps(sorted(facts["api"])))
+        # the tables read by their own passes, each cached beside the slim zip under its own extraction version
+        for kind, version, read in (("lines", LINES_VERSION, collect_lines), ("api", API_VERSION, collect_api)):
+            cached = args.cache / pkg / f"{pkg}-{ver}.{kind}-v{version}.json"
+            if kind not in kinds:
+                facts[kind] = set()
+            elif cached.exists():
+                facts[kind] = set(json.loads(cached.read_text()))
+            else:
+                facts[kind] = read(slim_path(args.cache, pkg, ver), pkg)
+                cached.write_text(json.dumps(sorted(facts[kind])))
         facts["api"] = {f for f in facts["api"] if not _PRIVATE.search(f)}
         return pkg, ver, status, facts
 
