@@ -391,17 +391,23 @@ def file_facts(pkg: str, name: str, text: str) -> dict | None:
     return out
 
 
-def collect_lines(archive: Path, pkg: str) -> set[str]:
-    """`module:function:first-last` for every function of the LINE_MODULES files of one release."""
-    out: set[str] = set()
+def parsed_modules(archive: Path, pkg: str, wanted):
+    """(module, syntax tree) of each source file of one release that `wanted(path)` keeps (tests never; a file that
+    does not parse is left out)."""
     for name, text in sources(archive, pkg):
-        if SKIP.search(name) or not LINE_MODULES[pkg].match(name):
+        if SKIP.search(name) or not wanted(name):
             continue
         try:
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        module = name[:-3].replace("/", ".").removesuffix(".__init__")
+        yield name[:-3].replace("/", ".").removesuffix(".__init__"), tree
+
+
+def collect_lines(archive: Path, pkg: str) -> set[str]:
+    """`module:function:first-last` for every function of the LINE_MODULES files of one release."""
+    out: set[str] = set()
+    for module, tree in parsed_modules(archive, pkg, LINE_MODULES[pkg].match):
         out.update(f"{module}:{n.name}:{n.lineno}-{n.end_lineno}" for n in ast.walk(tree)
                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     return out
@@ -478,14 +484,7 @@ def collect_api(archive: Path, pkg: str) -> set[str]:
     shapes: dict[str, dict] = {}   # class name -> shape (first definition wins: names are mostly unique)
     where: list[tuple[str, str]] = []
     out: set[str] = set()
-    for name, text in sources(archive, pkg):
-        if SKIP.search(name) or API_SKIP.search(name):
-            continue
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        module = name[:-3].replace("/", ".").removesuffix(".__init__")
+    for module, tree in parsed_modules(archive, pkg, lambda name: not API_SKIP.search(name)):
         for node in _top_level(tree.body):
             if node.name.startswith("_"):
                 continue
