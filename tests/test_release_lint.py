@@ -816,6 +816,10 @@ def test_a_config_jsons_field_the_release_refuses_is_dated_by_the_api_table(bund
     typo = head.format("0.12.0") + crash.format(field="cudagraph_mod", words="Extra inputs are not permitted")
     top = diagnose_text(typo, bundled).findings[0]
     assert top.rule_id == "release-index/config-field" and "(closest: cudagraph_mode)" in top.title
+    # (the error alone, no engine named: both engines have a `CompilationConfig`, only vLLM's ever had the field)
+    bare = crash.format(field="full_cuda_graph", words="Unexpected keyword argument").split("pydantic_core", 1)[1]
+    found = [f for f in diagnose_text("pydantic_core" + bare, bundled).findings if f.rule_id == "release-index/config-field"]
+    assert found and found[0].engines == ("vllm",) and found[0].confidence == "medium"
     own = head.format("0.10.1") + crash.format(field="full_cuda_graph", words="Unexpected keyword argument")
     assert not any(f.rule_id == "release-index/config-field" for f in diagnose_text(own, bundled).findings)
 

@@ -367,8 +367,11 @@ def _config_field_finding(scan: Scan, crash) -> Finding | None:
     cls, field = m.group("cls"), m.group("field")
     engine = scan.environment.get("engine")
     if engine not in LABEL:
+        # (a paste that names no engine: the engine whose class of that name ever had the field, when only one does,
+        # else the only engine that has such a class; both engines have a `CompilationConfig`)
         owners = [e for e in LABEL if callee_modules(e, cls)]
-        engine = owners[0] if len(owners) == 1 else None
+        had = [e for e in owners if (api_window(e, cls, field) or (set(), set()))[1]]
+        engine = had[0] if len(had) == 1 else owners[0] if len(owners) == 1 else None
     window = api_window(engine, cls, field) if engine in LABEL else None
     if window is None:
         return None
